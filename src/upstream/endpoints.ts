@@ -1,0 +1,76 @@
+/**
+ * The nine Data API endpoints, named once for the client, the simulator, the planner and metrics.
+ * Compute-unit costs and tiers: ../shared/reference/README.md ("Rate limits: compute units").
+ */
+export const endpoints = {
+  supply: { method: 'GET', path: '/v1/avax/supply', computeUnits: 1, successStatus: 200 },
+  transactions: { method: 'GET', path: '/v1/transactions', computeUnits: 20, successStatus: 200 },
+  rewards: { method: 'GET', path: '/v1/networks/{network}/rewards', computeUnits: 100, successStatus: 200 },
+  apiUsageMetrics: { method: 'GET', path: '/v1/apiUsageMetrics', computeUnits: 200, successStatus: 200 },
+  primaryNetworkRpcUsageMetrics: {
+    method: 'GET',
+    path: '/v1/primaryNetworkRpcUsageMetrics',
+    computeUnits: 200,
+    successStatus: 200,
+  },
+  subnetRpcUsageMetrics: {
+    method: 'GET',
+    path: '/v1/subnetRpcUsageMetrics',
+    computeUnits: 200,
+    successStatus: 200,
+  },
+  signatures: {
+    method: 'GET',
+    path: '/v1/signatureAggregator/{network}/aggregateSignatures/{txHash}',
+    computeUnits: 20,
+    successStatus: 201,
+  },
+  createExport: {
+    method: 'POST',
+    path: '/v1/operations/transactions:export',
+    computeUnits: 20,
+    successStatus: 201,
+  },
+  getOperation: { method: 'GET', path: '/v1/operations/{operationId}', computeUnits: 10, successStatus: 200 },
+} as const;
+
+export type EndpointName = keyof typeof endpoints;
+export const endpointNames = Object.keys(endpoints) as EndpointName[];
+
+/** Rate-limit tiers: compute units per minute and per day. "none" is the budget without an API key. */
+export const tiers = {
+  none: { perMinute: 6_000, perDay: 1_200_000 },
+  Free: { perMinute: 8_000, perDay: 2_000_000 },
+  Base: { perMinute: 10_000, perDay: 3_750_000 },
+  Growth: { perMinute: 14_000, perDay: 11_200_000 },
+  Pro: { perMinute: 20_000, perDay: 25_000_000 },
+} as const;
+
+export type TierName = keyof typeof tiers;
+export const tierNames = Object.keys(tiers) as TierName[];
+
+export const networks = ['mainnet', 'fuji', 'testnet'] as const;
+export type Network = (typeof networks)[number];
+
+export const currencies = [
+  'usd',
+  'eur',
+  'aud',
+  'cad',
+  'chf',
+  'clp',
+  'cny',
+  'czk',
+  'dkk',
+  'gbp',
+  'hkd',
+  'huf',
+  'jpy',
+  'nzd',
+] as const;
+export type Currency = (typeof currencies)[number];
+
+/** Human-readable address prefix of a network: `avax` on mainnet, `fuji` on the test network. */
+export function addressHrp(network: Network): 'avax' | 'fuji' {
+  return network === 'mainnet' ? 'avax' : 'fuji';
+}
