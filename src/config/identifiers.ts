@@ -1,0 +1,85 @@
+import { addressHrp, type Network } from '../upstream/endpoints.js';
+
+/**
+ * Checks for the identifiers users paste into the config: Primary Network addresses (bech32, with
+ * the network's human-readable part), node ids and transaction hashes (cb58). A typo caught here is
+ * a clear start-up error instead of a run that silently collects nothing.
+ */
+
+const BECH32_CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+const GENERATORS = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
+
+function polymod(values: number[]): number {
+  let chk = 1;
+  for (const v of values) {
+    const top = chk >>> 25;
+    chk = ((chk & 0x1ffffff) << 5) ^ v;
+    for (let i = 0; i < 5; i++) if ((top >>> i) & 1) chk ^= GENERATORS[i]!;
+  }
+  return chk;
+}
+
+function hrpExpand(hrp: string): number[] {
+  const out: number[] = [];
+  for (const c of hrp) out.push(c.charCodeAt(0) >>> 5);
+  out.push(0);
+  for (const c of hrp) out.push(c.charCodeAt(0) & 31);
+  return out;
+}
+
+/** Encodes 5-bit words as bech32 (BIP-173); used by tests and the demo to make valid addresses. */
+export function bech32Encode(hrp: string, words: number[]): string {
+  const values = [...hrpExpand(hrp), ...words, 0, 0, 0, 0, 0, 0];
+  const mod = polymod(values) ^ 1;
+  const checksum = Array.from({ length: 6 }, (_, i) => (mod >>> (5 * (5 - i))) & 31);
+  return `${hrp}1${[...words, ...checksum].map((w) => BECH32_CHARSET[w]).join('')}`;
+}
+
+/** 20 bytes → 32 five-bit words, the payload of an Avalanche address. */
+export function toWords(bytes: Uint8Array): number[] {
+  const words: number[] = [];
+  let acc = 0;
+  let bits = 0;
+  for (const b of bytes) {
+    acc = (acc << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      words.push((acc >>> bits) & 31);
+    }
+  }
+  if (bits > 0) words.push((acc << (5 - bits)) & 31);
+  return words;
+}
+
+/** Why an address is not valid on `network`, or undefined when it is. */
+export function addressProblem(address: string, network: Network): string | undefined {
+  const hrp = addressHrp(network);
+  const bare = address.replace(/^[PX]-/, '');
+  if (!bare.startsWith(`${hrp}1`)) {
+    return `must start with "${hrp}1" (optionally "P-" or "X-") on ${network}`;
+  }
+  const data = bare.slice(hrp.length + 1);
+  if (data.length !== 38) return `must have 38 characters after "${hrp}1", has ${data.length}`;
+  const words: number[] = [];
+  for (const c of data) {
+    const w = BECH32_CHARSET.indexOf(c);
+    if (w < 0) return `contains "${c}", which is not a bech32 character`;
+    words.push(w);
+  }
+  if (polymod([...hrpExpand(hrp), ...words]) !== 1) return 'has an invalid bech32 checksum (a typo?)';
+  return undefined;
+}
+
+const CB58 = '[1-9A-HJ-NP-Za-km-z]';
+const nodeIdPattern = new RegExp(`^NodeID-${CB58}{20,60}$`);
+const cb58Pattern = new RegExp(`^${CB58}{40,60}$`);
+
+export function nodeIdProblem(nodeId: string): string | undefined {
+  return nodeIdPattern.test(nodeId) ? undefined : 'must be "NodeID-" followed by a cb58 id';
+}
+
+/** P-Chain and X-Chain transaction ids are cb58 strings of about 50 characters. */
+export function txHashProblem(txHash: string): string | undefined {
+  return cb58Pattern.test(txHash) ? undefined : 'must be a cb58 P-Chain or X-Chain transaction id';
+}

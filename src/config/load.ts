@@ -1,0 +1,150 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { LevelWithSilent } from 'pino';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { ConfigError, describeIssues } from './errors.js';
+import { type FileConfig, fileConfigSchema } from './schema.js';
+
+export interface Config {
+  /** From GLACIER_API_KEY or the file named by GLACIER_API_KEY_FILE; never printed. */
+  apiKey: string | undefined;
+  baseUrl: string;
+  databasePath: string;
+  redisUrl: string;
+  metricsHost: string;
+  metricsPort: number;
+  logLevel: LevelWithSilent;
+  /** The config file read, if any. */
+  configPath: string | undefined;
+  jobs: FileConfig['jobs'];
+  client: FileConfig['client'];
+}
+
+export const DEFAULT_CONFIG_FILE = './glacier-collector.yaml';
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** The environment the collector reads (the only reader of process.env); defaults documented in the README. */
+const envSchema = z.object({
+  GLACIER_API_KEY: z.string().min(1).optional(),
+  GLACIER_API_KEY_FILE: z.string().min(1).optional(),
+  /** @defaultValue 'https://data-api.avax.network' */
+  GLACIER_BASE_URL: z
+    .url({ protocol: /^https?$/, error: 'an http(s) URL, e.g. https://data-api.avax.network' })
+    .default('https://data-api.avax.network'),
+  /** @defaultValue './data/glacier.db' */
+  DATABASE_PATH: z.string().min(1).default('./data/glacier.db'),
+  /** @defaultValue 'redis://127.0.0.1:6379' */
+  REDIS_URL: z
+    .url({ protocol: /^rediss?$/, error: 'a redis:// or rediss:// URL' })
+    .default('redis://127.0.0.1:6379'),
+  /** @defaultValue '0.0.0.0' */
+  METRICS_HOST: z.string().min(1).default('0.0.0.0'),
+  /** @defaultValue 9464 */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
+  /** @defaultValue 'info' */
+  LOG_LEVEL: z.enum(logLevels).default('info'),
+  GLACIER_CONFIG: z.string().min(1).optional(),
+});
+
+export interface LoadConfigOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** A config path given on the command line; wins over GLACIER_CONFIG. */
+  configPath?: string | undefined;
+}
+
+/** Reads and validates the environment and the config file once; throws ConfigError naming every bad key. */
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const parsedEnv = envSchema.safeParse(env);
+  if (!parsedEnv.success) {
+    const problems = describeIssues(parsedEnv.error.issues, maskEnv(env));
+    throw new ConfigError(`Invalid environment:\n  - ${problems.join('\n  - ')}`, problems);
+  }
+  const e = parsedEnv.data;
+  const explicitPath = options.configPath ?? e.GLACIER_CONFIG;
+  const configPath = explicitPath
+    ? resolve(cwd, explicitPath)
+    : existsSync(resolve(cwd, DEFAULT_CONFIG_FILE))
+      ? resolve(cwd, DEFAULT_CONFIG_FILE)
+      : undefined;
+  const file = configPath ? parseConfigFile(configPath) : fileConfigSchema.parse({});
+  return {
+    apiKey: readApiKey(e.GLACIER_API_KEY, e.GLACIER_API_KEY_FILE, cwd),
+    baseUrl: e.GLACIER_BASE_URL.replace(/\/+$/, ''),
+    databasePath: resolve(cwd, e.DATABASE_PATH),
+    redisUrl: e.REDIS_URL,
+    metricsHost: e.METRICS_HOST,
+    metricsPort: e.METRICS_PORT,
+    logLevel: e.LOG_LEVEL,
+    configPath,
+    jobs: file.jobs,
+    client: file.client,
+  };
+}
+
+export function parseConfigFile(path: string): FileConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw new ConfigError(`Cannot read config file ${path}: ${(cause as Error).message}`, undefined, { cause });
+  }
+  let raw: unknown;
+  try {
+    raw = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (cause) {
+    throw new ConfigError(`Config file ${path} is not valid YAML/JSON: ${(cause as Error).message}`, undefined, {
+      cause,
+    });
+  }
+  const parsed = fileConfigSchema.safeParse(raw ?? {});
+  if (!parsed.success) {
+    const problems = describeIssues(parsed.error.issues, raw);
+    throw new ConfigError(`Invalid config file ${path}:\n  - ${problems.join('\n  - ')}`, problems);
+  }
+  return parsed.data;
+}
+
+function readApiKey(key: string | undefined, keyFile: string | undefined, cwd: string): string | undefined {
+  if (key && keyFile) {
+    throw new ConfigError('Set GLACIER_API_KEY or GLACIER_API_KEY_FILE, not both');
+  }
+  if (!keyFile) return key;
+  const path = resolve(cwd, keyFile);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw new ConfigError(
+      `GLACIER_API_KEY_FILE = "${keyFile}": cannot read the key file (${(cause as NodeJS.ErrnoException).code ?? 'error'})`,
+      undefined,
+      { cause },
+    );
+  }
+  const trimmed = text.trim();
+  if (!trimmed) throw new ConfigError(`GLACIER_API_KEY_FILE = "${keyFile}": the key file is empty`);
+  return trimmed;
+}
+
+function maskEnv(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
+  return { ...env, GLACIER_API_KEY: env.GLACIER_API_KEY ? '***' : undefined };
+}
+
+/** The effective config as `config check` prints it: secrets masked. */
+export function describeConfig(config: Config): Record<string, unknown> {
+  return {
+    ...config,
+    apiKey: config.apiKey ? `*** (set, ${config.apiKey.length} characters)` : '(not set: keyless rate limits)',
+    redisUrl: maskUrlPassword(config.redisUrl),
+  };
+}
+
+function maskUrlPassword(url: string): string {
+  const u = new URL(url);
+  if (u.password) u.password = '***';
+  return u.toString();
+}

@@ -1,0 +1,252 @@
+import cron from 'node-cron';
+import { z } from 'zod';
+import { currencies, networks } from '../upstream/endpoints.js';
+import { parseDuration } from './durations.js';
+import { addressProblem, nodeIdProblem, txHashProblem } from './identifiers.js';
+
+/**
+ * The config file (YAML or JSON): what to collect and when. Every object is strict, so a misspelt
+ * key is an error rather than a silently ignored setting. Defaults are documented next to each field
+ * and in the README's configuration table.
+ */
+
+const cronSchedule = z.string().superRefine((expr, ctx) => {
+  const result = cron.validateDetailed(expr);
+  if (!result.valid) {
+    const detail = result.errors?.map((e) => e.message).join('; ');
+    ctx.addIssue({
+      code: 'custom',
+      message: `not a valid cron expression (${detail}); use 5 fields "minute hour day-of-month month day-of-week", or 6 with seconds first`,
+    });
+  }
+});
+
+const duration = (example: string) =>
+  z.union([z.string(), z.number()]).transform((value, ctx) => {
+    const ms = parseDuration(value);
+    if (ms === undefined) {
+      ctx.addIssue({ code: 'custom', message: `not a duration; use a number and a unit, e.g. "${example}"` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+const network = z.enum(networks);
+const pageSize = z.number().int().min(1).max(100);
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date as YYYY-MM-DD');
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'an EVM address: 0x and 40 hex digits');
+const chainId = z.string().regex(/^\d+$/, 'an EVM chain id, e.g. "43114"');
+
+const jobBase = {
+  /** Cron expression (UTC). */
+  schedule: cronSchedule,
+  /** @defaultValue true */
+  enabled: z.boolean().default(true),
+};
+
+export const supplyJobSchema = z.strictObject({ ...jobBase });
+
+export const transactionsJobSchema = z.strictObject({
+  ...jobBase,
+  /** @defaultValue ['mainnet'] */
+  networks: z.array(network).min(1).default(['mainnet']),
+  /** "all" asks without a status filter; "success"/"failed" are separate streams. @defaultValue ['all'] */
+  statuses: z
+    .array(z.enum(['all', 'success', 'failed']))
+    .min(1)
+    .default(['all']),
+  /** @defaultValue 100 (items per request; the API's maximum) */
+  pageSize: pageSize.default(100),
+  /** Upper bound of requests per stream and run; the first run collects only this many pages. @defaultValue 10 */
+  maxPages: z.number().int().min(1).max(10_000).default(10),
+});
+
+export const rewardsJobSchema = z
+  .strictObject({
+    ...jobBase,
+    /** @defaultValue 'mainnet' */
+    network: network.default('mainnet'),
+    addresses: z.array(z.string()).default([]),
+    nodeIds: z.array(z.string()).default([]),
+    /** Currency of historical prices. @defaultValue 'usd' */
+    currency: z.enum(currencies).default('usd'),
+    /** @defaultValue 100 */
+    pageSize: pageSize.default(100),
+    /** Upper bound of requests per batch and run; a first backfill continues on the next run. @defaultValue 50 */
+    maxPages: z.number().int().min(1).max(10_000).default(50),
+  })
+  .superRefine((job, ctx) => {
+    if (job.addresses.length === 0 && job.nodeIds.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['addresses'], message: 'give at least one address or node id' });
+    }
+    job.addresses.forEach((address, i) => {
+      const problem = addressProblem(address, job.network);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['addresses', i], message: problem, input: address });
+    });
+    job.nodeIds.forEach((nodeId, i) => {
+      const problem = nodeIdProblem(nodeId);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['nodeIds', i], message: problem, input: nodeId });
+    });
+  });
+
+const usageBase = {
+  /** How far back the first run reaches. @defaultValue '7d' */
+  lookback: duration('7d').default(7 * 86_400_000),
+  responseCode: z.string().optional(),
+};
+
+export const usageSourceSchema = z.discriminatedUnion('source', [
+  z.strictObject({
+    source: z.literal('dataApi'),
+    orgId: z.string().min(1).optional(),
+    /** @defaultValue 'hourly' */
+    timeInterval: z.enum(['minute', 'hourly', 'daily', 'weekly', 'monthly']).default('hourly'),
+    groupBy: z.enum(['requestPath', 'responseCode', 'chainId', 'apiKeyId', 'requestType']).optional(),
+    chainId: z.string().optional(),
+    requestType: z.enum(['data', 'rpc']).optional(),
+    apiKeyId: z.string().optional(),
+    requestPath: z.string().optional(),
+    ...usageBase,
+  }),
+  z.strictObject({
+    source: z.literal('primaryNetworkRpc'),
+    network,
+    /** @defaultValue 'hourly' */
+    timeInterval: z.enum(['hourly', 'daily', 'weekly', 'monthly']).default('hourly'),
+    groupBy: z.enum(['rpcMethod', 'requestPath', 'responseCode', 'country', 'continent', 'userAgent']).optional(),
+    requestPath: z.string().optional(),
+    country: z.string().optional(),
+    continent: z.string().optional(),
+    userAgent: z.string().optional(),
+    rpcMethod: z.string().optional(),
+    ...usageBase,
+  }),
+  z.strictObject({
+    source: z.literal('subnetRpc'),
+    /** One request per chain; none = every chain of the key, in one request. @defaultValue [] */
+    chainIds: z.array(z.string().min(1)).default([]),
+    /** @defaultValue 'hourly' */
+    timeInterval: z.enum(['hourly', 'daily', 'weekly', 'monthly']).default('hourly'),
+    groupBy: z.enum(['rpcMethod', 'responseCode', 'rlBypassToken']).optional(),
+    rpcMethod: z.string().optional(),
+    rlBypassApiToken: z.string().optional(),
+    ...usageBase,
+  }),
+]);
+
+export const usageMetricsJobSchema = z.strictObject({
+  ...jobBase,
+  sources: z.array(usageSourceSchema).min(1),
+});
+
+export const signaturesJobSchema = z
+  .strictObject({
+    ...jobBase,
+    /** @defaultValue 'mainnet' */
+    network: network.default('mainnet'),
+    txHashes: z.array(z.string()).min(1),
+  })
+  .superRefine((job, ctx) => {
+    job.txHashes.forEach((hash, i) => {
+      const problem = txHashProblem(hash);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['txHashes', i], message: problem, input: hash });
+    });
+  });
+
+const exportWindow = z.union([
+  z.literal('previous-day'),
+  z.strictObject({ lastDays: z.number().int().min(1).max(366) }),
+  z.strictObject({ firstDate: isoDate, lastDate: isoDate }),
+]);
+
+const exportName = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lower-case letters, digits and dashes (it names files)');
+
+export const exportDefinitionSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    name: exportName,
+    type: z.literal('TRANSACTION_EXPORT_EVM'),
+    addresses: z.array(evmAddress).min(1),
+    includeChains: z.array(chainId).min(1),
+    /** @defaultValue 'previous-day' */
+    window: exportWindow.default('previous-day'),
+  }),
+  z.strictObject({
+    name: exportName,
+    type: z.enum([
+      'TRANSACTION_EXPORT_PRIMARY_NETWORK',
+      'TRANSACTION_EXPORT_PRIMARY_NETWORK_STAKING',
+      'TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE',
+    ]),
+    /** Network the addresses belong to, for their validation. @defaultValue 'mainnet' */
+    network: network.default('mainnet'),
+    addresses: z.array(z.string()).default([]),
+    cChainEvmAddresses: z.array(evmAddress).default([]),
+    includeChains: z.array(z.string().min(1)).min(1),
+    window: exportWindow.default('previous-day'),
+  }),
+]);
+
+export const exportsJobSchema = z
+  .strictObject({
+    ...jobBase,
+    /** Where finished exports are downloaded. @defaultValue './data/exports' */
+    directory: z.string().min(1).default('./data/exports'),
+    /** Pause between status reads while `run exports` waits. @defaultValue '30s' */
+    pollInterval: duration('30s').default(30_000),
+    /** How long `run exports` waits for operations to finish. @defaultValue '30m' */
+    maxWait: duration('30m').default(30 * 60_000),
+    definitions: z.array(exportDefinitionSchema).min(1),
+  })
+  .superRefine((job, ctx) => {
+    const seen = new Set<string>();
+    job.definitions.forEach((def, i) => {
+      if (seen.has(def.name)) {
+        ctx.addIssue({ code: 'custom', path: ['definitions', i, 'name'], message: 'names must be unique' });
+      }
+      seen.add(def.name);
+      if (def.type !== 'TRANSACTION_EXPORT_EVM') {
+        def.addresses.forEach((address, j) => {
+          const problem = addressProblem(address, def.network);
+          if (problem) {
+            ctx.addIssue({ code: 'custom', path: ['definitions', i, 'addresses', j], message: problem, input: address });
+          }
+        });
+      }
+    });
+  });
+
+export const fileConfigSchema = z.strictObject({
+  jobs: z
+    .strictObject({
+      supply: supplyJobSchema.optional(),
+      transactions: transactionsJobSchema.optional(),
+      rewards: rewardsJobSchema.optional(),
+      usageMetrics: usageMetricsJobSchema.optional(),
+      signatures: signaturesJobSchema.optional(),
+      exports: exportsJobSchema.optional(),
+    })
+    .default({}),
+  client: z
+    .strictObject({
+      /** Per HTTP attempt. @defaultValue '30s' */
+      attemptTimeout: duration('30s').default(30_000),
+      /** Per call, retries and waits included. @defaultValue '2m' */
+      callTimeout: duration('2m').default(120_000),
+      /** @defaultValue 5 */
+      maxAttempts: z.number().int().min(1).max(20).default(5),
+    })
+    .prefault({}),
+});
+
+export type FileConfig = z.output<typeof fileConfigSchema>;
+export type JobsConfig = FileConfig['jobs'];
+export type TransactionsJobConfig = z.output<typeof transactionsJobSchema>;
+export type RewardsJobConfig = z.output<typeof rewardsJobSchema>;
+export type UsageMetricsJobConfig = z.output<typeof usageMetricsJobSchema>;
+export type UsageSourceConfig = z.output<typeof usageSourceSchema>;
+export type SignaturesJobConfig = z.output<typeof signaturesJobSchema>;
+export type ExportsJobConfig = z.output<typeof exportsJobSchema>;
+export type ExportDefinition = z.output<typeof exportDefinitionSchema>;
+export type ExportWindow = z.output<typeof exportWindow>;

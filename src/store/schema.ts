@@ -1,0 +1,247 @@
+import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/*
+ * The tables are part of the user interface: people query them with SQL (README, "Database").
+ * Conventions:
+ * - Amounts (wei, nAVAX, AVAX decimals, prices) are TEXT holding the exact decimal the API sent;
+ *   cast in SQL (`CAST(amount AS REAL)`) only where a float is acceptable.
+ * - Timestamps from the API keep the API's unit (block and reward times in seconds, operation
+ *   times in milliseconds) as INTEGER; the collector's own times (`*_at`) are ISO-8601 UTC TEXT.
+ */
+
+/** One row per distinct `lastUpdated` of GET /v1/avax/supply. Amounts in AVAX, as decimal text. */
+export const supplySnapshots = sqliteTable('supply_snapshots', {
+  lastUpdated: text('last_updated').primaryKey(),
+  circulatingSupply: text('circulating_supply').notNull(),
+  totalSupply: text('total_supply').notNull(),
+  totalPBurned: text('total_p_burned').notNull(),
+  totalCBurned: text('total_c_burned').notNull(),
+  totalXBurned: text('total_x_burned').notNull(),
+  totalStaked: text('total_staked').notNull(),
+  totalLocked: text('total_locked').notNull(),
+  totalRewards: text('total_rewards').notNull(),
+  genesisUnlock: text('genesis_unlock').notNull(),
+  l1ValidatorFees: text('l1_validator_fees').notNull(),
+  fetchedAt: text('fetched_at').notNull(),
+});
+
+/** One row per (chain_id, tx_hash) of GET /v1/transactions: the Transaction resource, flattened. */
+export const transactions = sqliteTable(
+  'transactions',
+  {
+    chainId: text('chain_id').notNull(),
+    txHash: text('tx_hash').notNull(),
+    /** `mainnet` or `fuji` (the API's `testnet` is stored as `fuji`: the same network). */
+    network: text('network').notNull(),
+    blockNumber: text('block_number').notNull(),
+    blockTimestamp: integer('block_timestamp').notNull(),
+    blockTimestampMs: integer('block_timestamp_ms'),
+    blockMinDelayExcess: integer('block_min_delay_excess'),
+    blockHash: text('block_hash').notNull(),
+    blockIndex: integer('block_index').notNull(),
+    txStatus: text('tx_status').notNull(),
+    txType: integer('tx_type').notNull(),
+    gasLimit: text('gas_limit').notNull(),
+    gasUsed: text('gas_used').notNull(),
+    gasPrice: text('gas_price').notNull(),
+    nonce: text('nonce').notNull(),
+    value: text('value').notNull(),
+    fromAddress: text('from_address').notNull(),
+    fromName: text('from_name'),
+    fromSymbol: text('from_symbol'),
+    fromDecimals: integer('from_decimals'),
+    fromLogoUri: text('from_logo_uri'),
+    toAddress: text('to_address').notNull(),
+    toName: text('to_name'),
+    toSymbol: text('to_symbol'),
+    toDecimals: integer('to_decimals'),
+    toLogoUri: text('to_logo_uri'),
+    methodCallType: text('method_call_type'),
+    methodHash: text('method_hash'),
+    methodName: text('method_name'),
+    firstSeenAt: text('first_seen_at').notNull(),
+    lastSeenAt: text('last_seen_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.chainId, t.txHash] }),
+    index('transactions_block_timestamp_idx').on(t.blockTimestamp),
+    index('transactions_from_idx').on(t.fromAddress),
+    index('transactions_to_idx').on(t.toAddress),
+  ],
+);
+
+/**
+ * One row per reward output of GET /v1/networks/{network}/rewards.
+ *
+ * Keyed on (network, utxo_id): a reward is paid as one UTXO, and its id is unique per output. Neither
+ * `tx_hash` (the staking tx: a delegation yields a DELEGATOR reward and a VALIDATOR_FEE, two outputs)
+ * nor `reward_tx_hash` (one reward tx pays several outputs) is unique, and the same output comes back
+ * for every address or node id it concerns, so querying by both still stores it once.
+ */
+export const rewards = sqliteTable(
+  'rewards',
+  {
+    network: text('network').notNull(),
+    utxoId: text('utxo_id').notNull(),
+    txHash: text('tx_hash').notNull(),
+    rewardTxHash: text('reward_tx_hash').notNull(),
+    outputIndex: integer('output_index').notNull(),
+    nodeId: text('node_id').notNull(),
+    rewardType: text('reward_type').notNull(),
+    /** nAVAX, decimal text. */
+    amountStaked: text('amount_staked').notNull(),
+    startTimestamp: integer('start_timestamp').notNull(),
+    endTimestamp: integer('end_timestamp').notNull(),
+    assetId: text('asset_id').notNull(),
+    assetName: text('asset_name').notNull(),
+    assetSymbol: text('asset_symbol').notNull(),
+    assetDenomination: integer('asset_denomination').notNull(),
+    assetType: text('asset_type').notNull(),
+    /** Smallest units (nAVAX for AVAX), decimal text. */
+    amount: text('amount').notNull(),
+    /** The price currency asked for; NULL until the API has a price (rewards older than 24 h). */
+    priceCurrency: text('price_currency'),
+    /** Price of one whole token at reward time, exact decimal text. */
+    priceValue: text('price_value'),
+    /** JSON array of the reward's addresses, as sent; query them through reward_addresses. */
+    addresses: text('addresses').notNull(),
+    firstSeenAt: text('first_seen_at').notNull(),
+    lastSeenAt: text('last_seen_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.network, t.utxoId] }),
+    index('rewards_node_id_idx').on(t.nodeId),
+    index('rewards_end_timestamp_idx').on(t.endTimestamp),
+  ],
+);
+
+/** Which addresses a reward belongs to: `WHERE address = 'avax1…'`. */
+export const rewardAddresses = sqliteTable(
+  'reward_addresses',
+  {
+    network: text('network').notNull(),
+    utxoId: text('utxo_id').notNull(),
+    address: text('address').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.network, t.utxoId, t.address] }),
+    index('reward_addresses_address_idx').on(t.address),
+  ],
+);
+
+/**
+ * One row per (source, scope, time interval, group by, bucket, group value) of the three usage-metrics
+ * endpoints; re-fetching a bucket updates it (the current bucket is partial until it closes).
+ * `group_by` is 'None' and `group_value` '' for ungrouped answers (keys must not be NULL in SQLite).
+ */
+export const usageMetrics = sqliteTable(
+  'usage_metrics',
+  {
+    /** `dataApi`, `primaryNetworkRpc` or `subnetRpc`. */
+    source: text('source').notNull(),
+    /** What the series is about, e.g. `org=…`, `network=mainnet`, `chainId=…`, plus filters. */
+    scope: text('scope').notNull(),
+    timeInterval: text('time_interval').notNull(),
+    groupBy: text('group_by').notNull(),
+    /** Bucket start, Unix seconds. */
+    bucketTimestamp: integer('bucket_timestamp').notNull(),
+    groupValue: text('group_value').notNull(),
+    aggregateDuration: text('aggregate_duration').notNull(),
+    totalRequests: real('total_requests').notNull(),
+    apiCreditsUsed: real('api_credits_used').notNull(),
+    requestsPerSecond: real('requests_per_second').notNull(),
+    successRatePercent: real('success_rate_percent').notNull(),
+    medianResponseTimeMsecs: real('median_response_time_msecs').notNull(),
+    invalidRequests: real('invalid_requests').notNull(),
+    apiCreditsWasted: real('api_credits_wasted').notNull(),
+    fetchedAt: text('fetched_at').notNull(),
+  },
+  (t) => [
+    primaryKey({
+      columns: [t.source, t.scope, t.timeInterval, t.groupBy, t.bucketTimestamp, t.groupValue],
+    }),
+  ],
+);
+
+/** Aggregated signatures by (network, tx_hash). */
+export const signatures = sqliteTable(
+  'signatures',
+  {
+    network: text('network').notNull(),
+    txHash: text('tx_hash').notNull(),
+    signedMessage: text('signed_message').notNull(),
+    fetchedAt: text('fetched_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.txHash] })],
+);
+
+/** Every export operation the collector started, with its request and status history. */
+export const exportOperations = sqliteTable(
+  'export_operations',
+  {
+    operationId: text('operation_id').primaryKey(),
+    /** The config definition's name. */
+    exportName: text('export_name').notNull(),
+    /** The window asked for (YYYY-MM-DD); a truncated export's follow-up starts at the parent's next_date. */
+    firstDate: text('first_date').notNull(),
+    lastDate: text('last_date').notNull(),
+    operationType: text('operation_type').notNull(),
+    /** The POST body, as JSON. */
+    request: text('request').notNull(),
+    status: text('status').notNull(),
+    code: text('code'),
+    message: text('message'),
+    downloadUrl: text('download_url'),
+    nextDate: text('next_date'),
+    /** Upstream times, Unix milliseconds. */
+    createdAtMs: integer('created_at_ms').notNull(),
+    updatedAtMs: integer('updated_at_ms').notNull(),
+    /** JSON array of {status, code?, at}: every status change seen. */
+    statusHistory: text('status_history').notNull(),
+    /** The operation this one continues after WarnTruncatedExport. */
+    followUpOf: text('follow_up_of'),
+    recordedAt: text('recorded_at').notNull(),
+    polledAt: text('polled_at'),
+  },
+  (t) => [index('export_operations_window_idx').on(t.exportName, t.firstDate, t.lastDate)],
+);
+
+/** The file downloaded for a finished export. */
+export const exportFiles = sqliteTable('export_files', {
+  operationId: text('operation_id').primaryKey(),
+  path: text('path').notNull(),
+  sizeBytes: integer('size_bytes').notNull(),
+  sha256: text('sha256').notNull(),
+  downloadedAt: text('downloaded_at').notNull(),
+});
+
+/** Every run of every job, success or failure; metrics about jobs derive from it. */
+export const jobRuns = sqliteTable(
+  'job_runs',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    job: text('job').notNull(),
+    scope: text('scope').notNull(),
+    startedAt: text('started_at').notNull(),
+    finishedAt: text('finished_at'),
+    /** `running` (or a crash, if it stays so), `succeeded`, `failed`. */
+    status: text('status').notNull(),
+    rowsWritten: integer('rows_written').notNull().default(0),
+    requests: integer('requests').notNull().default(0),
+    computeUnits: integer('compute_units').notNull().default(0),
+    error: text('error'),
+  },
+  (t) => [index('job_runs_job_started_idx').on(t.job, t.startedAt)],
+);
+
+/** Cursors per job and scope, as JSON; written in the same transaction as the rows they follow. */
+export const syncState = sqliteTable(
+  'sync_state',
+  {
+    job: text('job').notNull(),
+    scope: text('scope').notNull(),
+    cursor: text('cursor').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.job, t.scope] })],
+);

@@ -1,0 +1,73 @@
+import { getTableColumns } from 'drizzle-orm';
+import type { Transaction } from '../upstream/index.js';
+import { memo } from './memo.js';
+import type { Store } from './open.js';
+import { transactions } from './schema.js';
+import { createTouch, createUpsert } from './upsert.js';
+
+type Row = typeof transactions.$inferInsert;
+
+/** `testnet` and `fuji` name the same network; rows say `fuji`. */
+export function canonicalNetwork(network: string): string {
+  return network === 'testnet' ? 'fuji' : network;
+}
+
+export function transactionRow(tx: Transaction, network: string, seenAt: string): Row {
+  return {
+    chainId: tx.chainId,
+    txHash: tx.txHash,
+    network: canonicalNetwork(network),
+    blockNumber: tx.blockNumber,
+    blockTimestamp: tx.blockTimestamp,
+    blockTimestampMs: tx.blockTimestampMilliseconds ?? null,
+    blockMinDelayExcess: tx.blockMinDelayExcess ?? null,
+    blockHash: tx.blockHash,
+    blockIndex: tx.blockIndex,
+    txStatus: tx.txStatus,
+    txType: tx.txType,
+    gasLimit: tx.gasLimit,
+    gasUsed: tx.gasUsed,
+    gasPrice: tx.gasPrice,
+    nonce: tx.nonce,
+    value: tx.value,
+    fromAddress: tx.from.address,
+    fromName: tx.from.name ?? null,
+    fromSymbol: tx.from.symbol ?? null,
+    fromDecimals: tx.from.decimals ?? null,
+    fromLogoUri: tx.from.logoUri ?? null,
+    toAddress: tx.to.address,
+    toName: tx.to.name ?? null,
+    toSymbol: tx.to.symbol ?? null,
+    toDecimals: tx.to.decimals ?? null,
+    toLogoUri: tx.to.logoUri ?? null,
+    methodCallType: tx.method?.callType ?? null,
+    methodHash: tx.method?.methodHash ?? null,
+    methodName: tx.method?.methodName ?? null,
+    firstSeenAt: seenAt,
+    lastSeenAt: seenAt,
+  };
+}
+
+const contentColumns = (Object.keys(getTableColumns(transactions)) as (keyof Row)[]).filter(
+  (c) => !['chainId', 'txHash', 'firstSeenAt', 'lastSeenAt'].includes(c),
+);
+
+/**
+ * Upserts a page of transactions; returns how many rows were new or changed (a re-org can move a
+ * transaction to another block). Rows seen again only get `last_seen_at`.
+ */
+export function upsertTransactions(store: Store, network: string, txs: readonly Transaction[], seenAt: string): number {
+  if (txs.length === 0) return 0;
+  const upsert = memo(store, 'transactions.upsert', () =>
+    createUpsert(store.sqlite, transactions, { key: ['chainId', 'txHash'], update: contentColumns }),
+  );
+  const touch = memo(store, 'transactions.touch', () =>
+    createTouch(store.sqlite, transactions, ['chainId', 'txHash'], 'lastSeenAt'),
+  );
+  const written = upsert(txs.map((tx) => transactionRow(tx, network, seenAt)));
+  touch(
+    txs.map((tx) => [tx.chainId, tx.txHash]),
+    seenAt,
+  );
+  return written;
+}

@@ -1,0 +1,68 @@
+import { getTableColumns } from 'drizzle-orm';
+import { memo } from './memo.js';
+import type { Store } from './open.js';
+import { usageMetrics } from './schema.js';
+import { createUpsert } from './upsert.js';
+
+type Row = typeof usageMetrics.$inferInsert;
+
+/** The value record common to the three usage-metrics endpoints. */
+export interface UsageValue {
+  groupedBy: string;
+  groupValue?: string | number | undefined;
+  totalRequests: number;
+  apiCreditsUsed: number;
+  requestsPerSecond: number;
+  successRatePercent: number;
+  medianResponseTimeMsecs: number;
+  invalidRequests: number;
+  apiCreditsWasted: number;
+}
+
+export interface UsageSeries {
+  source: 'dataApi' | 'primaryNetworkRpc' | 'subnetRpc';
+  scope: string;
+  timeInterval: string;
+}
+
+export interface UsageAnswer {
+  aggregateDuration: string;
+  metrics: readonly { timestamp: number; values: readonly UsageValue[] }[];
+}
+
+const compareColumns = (Object.keys(getTableColumns(usageMetrics)) as (keyof Row)[]).filter(
+  (c) =>
+    !['source', 'scope', 'timeInterval', 'groupBy', 'bucketTimestamp', 'groupValue', 'fetchedAt'].includes(c),
+);
+
+/** Upserts every bucket of a usage-metrics answer; returns how many rows were new or changed. */
+export function upsertUsageMetrics(store: Store, series: UsageSeries, answer: UsageAnswer, fetchedAt: string): number {
+  const upsert = memo(store, 'usage.upsert', () =>
+    createUpsert(store.sqlite, usageMetrics, {
+      key: ['source', 'scope', 'timeInterval', 'groupBy', 'bucketTimestamp', 'groupValue'],
+      update: [...compareColumns, 'fetchedAt'],
+      compare: compareColumns,
+    }),
+  );
+  const rows: Row[] = [];
+  for (const bucket of answer.metrics) {
+    for (const v of bucket.values) {
+      rows.push({
+        ...series,
+        groupBy: v.groupedBy,
+        bucketTimestamp: bucket.timestamp,
+        groupValue: v.groupValue === undefined ? '' : String(v.groupValue),
+        aggregateDuration: answer.aggregateDuration,
+        totalRequests: v.totalRequests,
+        apiCreditsUsed: v.apiCreditsUsed,
+        requestsPerSecond: v.requestsPerSecond,
+        successRatePercent: v.successRatePercent,
+        medianResponseTimeMsecs: v.medianResponseTimeMsecs,
+        invalidRequests: v.invalidRequests,
+        apiCreditsWasted: v.apiCreditsWasted,
+        fetchedAt,
+      });
+    }
+  }
+  return upsert(rows);
+}

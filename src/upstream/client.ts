@@ -1,0 +1,322 @@
+/**
+ * The Data API client: one typed function per endpoint (see endpoints.ts), each validating its response.
+ * Success is any 2xx: the upstream answers 201 for signatures and export creation and 200 elsewhere, and
+ * a gateway answering 200 for a 201 endpoint (or the reverse) must not fail a job.
+ */
+import { type Clock, systemClock } from '../clock.js';
+import type { Currency, Network } from './endpoints.js';
+import {
+  type AttemptEvent,
+  abortableSleep,
+  type CallContext,
+  createTransport,
+  sharedDispatcher,
+} from './http.js';
+import { parseJsonLossless } from './json.js';
+import { createMeter, type Meter } from './meter.js';
+import type { Page } from './paginate.js';
+import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
+import {
+  type ApiUsageGroupBy,
+  type ApiUsageMetrics,
+  type ApiUsageTimeInterval,
+  apiUsageMetricsSchema,
+  type CreateExportRequest,
+  type HistoricalReward,
+  listHistoricalRewardsResponseSchema,
+  listTransactionsResponseSchema,
+  type Operation,
+  operationSchema,
+  type PrimaryNetworkRpcGroupBy,
+  type PrimaryNetworkRpcUsageMetrics,
+  primaryNetworkRpcUsageMetricsSchema,
+  type RequestType,
+  type RpcTimeInterval,
+  type SignatureResponse,
+  type SortOrder,
+  type SubnetRpcGroupBy,
+  type SubnetRpcUsageMetrics,
+  type Supply,
+  signatureResponseSchema,
+  subnetRpcUsageMetricsSchema,
+  supplySchema,
+  type Transaction,
+  type TransactionStatus,
+} from './schemas.js';
+
+export interface DataApiClientOptions {
+  /** e.g. `https://data-api.avax.network`; a trailing slash is fine, a path prefix is kept. */
+  baseUrl: string;
+  /** Sent as `x-glacier-api-key`, only to the base URL's origin. Without it the upstream's lower limits apply. */
+  apiKey?: string | undefined;
+  /** @defaultValue `glacier-collector/<version>` */
+  userAgent?: string;
+  /** The collector's version, for the default user-agent. @defaultValue `unknown` */
+  version?: string;
+  /** Per attempt, headers and body, in ms. @defaultValue 30_000 */
+  attemptTimeoutMs?: number;
+  /** Whole call including retries and waits, in ms. @defaultValue 120_000 */
+  callTimeoutMs?: number;
+  /** Largest success body accepted, in bytes; a larger one is a malformed response. @defaultValue 32 MiB */
+  maxBodyBytes?: number;
+  /** Overrides of defaultRetryPolicy. */
+  retry?: Partial<RetryPolicy>;
+  /** @defaultValue systemClock */
+  clock?: Clock;
+  /** Waits between attempts; injectable so tests do not wait. Must reject with `signal.reason` on abort. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Jitter source in [0, 1). @defaultValue Math.random */
+  random?: () => number;
+  /** @defaultValue one keep-alive undici Agent shared by every client of the process */
+  dispatcher?: import('undici').Dispatcher;
+  /** Called after every attempt (logs, metrics). Must not throw. */
+  onAttempt?: (e: AttemptEvent) => void;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal | undefined;
+}
+
+export interface ListLatestTransactionsParams {
+  network?: Network | undefined;
+  status?: TransactionStatus | undefined;
+  /** 1 to 100; the upstream defaults to 10. */
+  pageSize?: number | undefined;
+  pageToken?: string | undefined;
+}
+
+/** At least one of `addresses` and `nodeIds` is required (checked before any request is sent). */
+export interface ListHistoricalRewardsParams {
+  network: Network;
+  addresses?: readonly string[] | undefined;
+  nodeIds?: readonly string[] | undefined;
+  pageSize?: number | undefined;
+  pageToken?: string | undefined;
+  sortOrder?: SortOrder | undefined;
+  /** Currency of `historicalPrice`; the upstream defaults to usd. */
+  currency?: Currency | undefined;
+}
+
+/** Timestamps are Unix seconds, rounded down to 00:00 UTC by the upstream. */
+export interface ApiUsageMetricsParams {
+  orgId?: string | undefined;
+  startTimestamp?: number | undefined;
+  endTimestamp?: number | undefined;
+  timeInterval?: ApiUsageTimeInterval | undefined;
+  groupBy?: ApiUsageGroupBy | undefined;
+  chainId?: string | undefined;
+  responseCode?: string | undefined;
+  requestType?: RequestType | undefined;
+  apiKeyId?: string | undefined;
+  requestPath?: string | undefined;
+}
+
+export interface PrimaryNetworkRpcUsageMetricsParams {
+  network: Network;
+  timeInterval?: RpcTimeInterval | undefined;
+  startTimestamp?: number | undefined;
+  endTimestamp?: number | undefined;
+  groupBy?: PrimaryNetworkRpcGroupBy | undefined;
+  responseCode?: string | undefined;
+  requestPath?: string | undefined;
+  /** ISO 3166-1 alpha-2; `XX` for no country data, `T1` for Tor. */
+  country?: string | undefined;
+  continent?: string | undefined;
+  userAgent?: string | undefined;
+  rpcMethod?: string | undefined;
+}
+
+export interface SubnetRpcUsageMetricsParams {
+  chainId?: string | undefined;
+  timeInterval?: RpcTimeInterval | undefined;
+  startTimestamp?: number | undefined;
+  endTimestamp?: number | undefined;
+  groupBy?: SubnetRpcGroupBy | undefined;
+  responseCode?: string | undefined;
+  rpcMethod?: string | undefined;
+  /** Redacted from AttemptEvent paths. */
+  rlBypassApiToken?: string | undefined;
+}
+
+export interface DataApiClient {
+  getSupply(o?: CallOptions): Promise<Supply>;
+  listLatestTransactions(p?: ListLatestTransactionsParams, o?: CallOptions): Promise<Page<Transaction>>;
+  listHistoricalRewards(p: ListHistoricalRewardsParams, o?: CallOptions): Promise<Page<HistoricalReward>>;
+  getApiUsageMetrics(p?: ApiUsageMetricsParams, o?: CallOptions): Promise<ApiUsageMetrics>;
+  getPrimaryNetworkRpcUsageMetrics(
+    p: PrimaryNetworkRpcUsageMetricsParams,
+    o?: CallOptions,
+  ): Promise<PrimaryNetworkRpcUsageMetrics>;
+  getSubnetRpcUsageMetrics(p?: SubnetRpcUsageMetricsParams, o?: CallOptions): Promise<SubnetRpcUsageMetrics>;
+  getAggregatedSignatures(
+    p: { network: Network; txHash: string },
+    o?: CallOptions,
+  ): Promise<SignatureResponse>;
+  createTransactionExport(body: CreateExportRequest, o?: CallOptions): Promise<Operation>;
+  getOperation(operationId: string, o?: CallOptions): Promise<Operation>;
+  /**
+   * A view of this client whose calls also count into `meter` and abort with `signal` (one per job run).
+   * The view's `meter` is that meter (a fresh one if none is given); the parent's meters keep counting.
+   */
+  scoped(s: { meter?: Meter | undefined; signal?: AbortSignal | undefined }): DataApiClient;
+  /** Lifetime totals of this client (of this view, for a scoped one). */
+  readonly meter: Meter;
+}
+
+const MiB = 1024 * 1024;
+/** Header values must be visible ASCII; checked up front so no library error ever quotes the key. */
+const HEADER_SAFE = /^[\x21-\x7e]+$/;
+
+const seg = encodeURIComponent;
+
+export function createDataApiClient(options: DataApiClientOptions): DataApiClient {
+  let base: URL;
+  try {
+    base = new URL(options.baseUrl);
+  } catch (err) {
+    throw new TypeError(`baseUrl must be an absolute http(s) URL, got ${JSON.stringify(options.baseUrl)}`, {
+      cause: err,
+    });
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+    throw new TypeError(`baseUrl must be an http(s) URL, got ${JSON.stringify(options.baseUrl)}`);
+  }
+  if (options.apiKey !== undefined && options.apiKey !== '' && !HEADER_SAFE.test(options.apiKey)) {
+    throw new TypeError('apiKey must consist of visible ASCII characters (value not shown)');
+  }
+
+  const send = createTransport({
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey || undefined,
+    userAgent: options.userAgent ?? `glacier-collector/${options.version ?? 'unknown'}`,
+    attemptTimeoutMs: options.attemptTimeoutMs ?? 30_000,
+    callTimeoutMs: options.callTimeoutMs ?? 120_000,
+    maxBodyBytes: options.maxBodyBytes ?? 32 * MiB,
+    retry: { ...defaultRetryPolicy, ...options.retry },
+    clock: options.clock ?? systemClock,
+    sleep: options.sleep ?? abortableSleep,
+    random: options.random ?? Math.random,
+    dispatcher: options.dispatcher ?? sharedDispatcher(),
+    onAttempt: options.onAttempt,
+  });
+
+  function view(meter: Meter, scope: CallContext): DataApiClient {
+    const ctx = (o?: CallOptions): CallContext =>
+      o?.signal ? { signals: [...scope.signals, o.signal], meters: scope.meters } : scope;
+
+    return {
+      meter,
+      getSupply: (o) => send({ endpoint: 'supply', path: '/v1/avax/supply', schema: supplySchema }, ctx(o)),
+
+      async listLatestTransactions(p = {}, o) {
+        const { network, status, pageSize, pageToken } = p;
+        const res = await send(
+          {
+            endpoint: 'transactions',
+            path: '/v1/transactions',
+            query: { pageToken, pageSize, network, status },
+            schema: listTransactionsResponseSchema,
+          },
+          ctx(o),
+        );
+        return { items: res.transactions, nextPageToken: res.nextPageToken };
+      },
+
+      async listHistoricalRewards(p, o) {
+        const addresses = p.addresses?.length ? p.addresses : undefined;
+        const nodeIds = p.nodeIds?.length ? p.nodeIds : undefined;
+        if (!addresses && !nodeIds) throw new TypeError('listHistoricalRewards needs addresses or nodeIds');
+        const res = await send(
+          {
+            endpoint: 'rewards',
+            path: `/v1/networks/${seg(p.network)}/rewards`,
+            query: {
+              addresses,
+              nodeIds,
+              pageToken: p.pageToken,
+              pageSize: p.pageSize,
+              sortOrder: p.sortOrder,
+              currency: p.currency,
+            },
+            // historicalPrice.value is an amount typed as a JSON number: parse without floats.
+            parseJson: parseJsonLossless,
+            schema: listHistoricalRewardsResponseSchema,
+          },
+          ctx(o),
+        );
+        return { items: res.historicalRewards, nextPageToken: res.nextPageToken };
+      },
+
+      getApiUsageMetrics: (p = {}, o) =>
+        send(
+          {
+            endpoint: 'apiUsageMetrics',
+            path: '/v1/apiUsageMetrics',
+            query: { ...p },
+            schema: apiUsageMetricsSchema,
+          },
+          ctx(o),
+        ),
+
+      getPrimaryNetworkRpcUsageMetrics: (p, o) =>
+        send(
+          {
+            endpoint: 'primaryNetworkRpcUsageMetrics',
+            path: '/v1/primaryNetworkRpcUsageMetrics',
+            query: { ...p },
+            schema: primaryNetworkRpcUsageMetricsSchema,
+          },
+          ctx(o),
+        ),
+
+      getSubnetRpcUsageMetrics: (p = {}, o) =>
+        send(
+          {
+            endpoint: 'subnetRpcUsageMetrics',
+            path: '/v1/subnetRpcUsageMetrics',
+            query: { ...p },
+            schema: subnetRpcUsageMetricsSchema,
+          },
+          ctx(o),
+        ),
+
+      getAggregatedSignatures: (p, o) =>
+        send(
+          {
+            endpoint: 'signatures',
+            path: `/v1/signatureAggregator/${seg(p.network)}/aggregateSignatures/${seg(p.txHash)}`,
+            schema: signatureResponseSchema,
+          },
+          ctx(o),
+        ),
+
+      createTransactionExport: (body, o) =>
+        send(
+          {
+            endpoint: 'createExport',
+            path: '/v1/operations/transactions:export',
+            body,
+            schema: operationSchema,
+          },
+          ctx(o),
+        ),
+
+      getOperation: (operationId, o) =>
+        send(
+          { endpoint: 'getOperation', path: `/v1/operations/${seg(operationId)}`, schema: operationSchema },
+          ctx(o),
+        ),
+
+      scoped(s) {
+        const scopedMeter = s.meter ?? createMeter();
+        return view(scopedMeter, {
+          signals: s.signal ? [...scope.signals, s.signal] : scope.signals,
+          meters: [...scope.meters, scopedMeter],
+        });
+      },
+    };
+  }
+
+  const lifetime = createMeter();
+  return view(lifetime, { signals: [], meters: [lifetime] });
+}

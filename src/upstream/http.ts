@@ -1,0 +1,357 @@
+/**
+ * The request loop: one call = up to `maxAttempts` HTTP attempts against the base URL, each bounded by
+ * the attempt timeout (headers and body), all bounded by the call timeout and the caller's signals.
+ */
+import { Agent, type Dispatcher, request } from 'undici';
+import type { z } from 'zod';
+import type { Clock } from '../clock.js';
+import { type EndpointName, endpoints } from './endpoints.js';
+import { UpstreamHttpError, UpstreamNetworkError, UpstreamResponseError } from './errors.js';
+import type { Meter } from './meter.js';
+import { hintedDelayMs, type RetryPolicy, retryDelayMs } from './retry.js';
+import { errorBodySchema } from './schemas.js';
+
+/** One HTTP attempt, reported to `onAttempt` (logs, metrics). Holds no API key and no secret query value. */
+export interface AttemptEvent {
+  endpoint: EndpointName;
+  method: string;
+  /** Path and query; the value of `rlBypassApiToken` is redacted. */
+  path: string;
+  /** The status, if the attempt got one. */
+  status?: number;
+  /** What went wrong, if anything. */
+  error?: string;
+  /** 1 for the first request of the call. */
+  attempt: number;
+  durationMs: number;
+  willRetry: boolean;
+  /** The wait before the next attempt, when there is one. */
+  delayMs?: number;
+}
+
+export type QueryValue = string | number | readonly string[] | undefined;
+
+export interface RequestSpec<T> {
+  endpoint: EndpointName;
+  /** Path with its parameters already encoded, without the query. */
+  path: string;
+  query?: Record<string, QueryValue>;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Body text → JSON value; `JSON.parse` unless the body holds amounts typed as numbers. */
+  parseJson?: (text: string) => unknown;
+  schema: z.ZodType<T>;
+}
+
+/** Per call: the signals that abort it and the meters that count its attempts. */
+export interface CallContext {
+  signals: readonly AbortSignal[];
+  meters: readonly Meter[];
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey?: string | undefined;
+  userAgent: string;
+  attemptTimeoutMs: number;
+  callTimeoutMs: number;
+  maxBodyBytes: number;
+  retry: RetryPolicy;
+  clock: Clock;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random: () => number;
+  dispatcher: Dispatcher;
+  onAttempt?: ((e: AttemptEvent) => void) | undefined;
+}
+
+export type Send = <T>(spec: RequestSpec<T>, ctx: CallContext) => Promise<T>;
+
+/** Error bodies are only read this far: enough for `{message, statusCode, error}`. */
+const ERROR_BODY_CAP = 64 * 1024;
+const SNIPPET_LENGTH = 300;
+const MAX_ISSUES = 5;
+const ISSUES_LENGTH = 600;
+/** Query parameters whose values are credentials of a kind and stay out of events. */
+const SECRET_QUERY_PARAMS = new Set(['rlBypassApiToken']);
+
+let sharedAgent: Agent | undefined;
+/** One keep-alive agent for every client of the process, created on first use (nothing at import time). */
+export function sharedDispatcher(): Dispatcher {
+  sharedAgent ??= new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 32 });
+  return sharedAgent;
+}
+
+/** A sleep that ends early, rejecting with the signal's reason, when the signal aborts. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function buildQuery(query: Record<string, QueryValue> | undefined, forDisplay: boolean): string {
+  const parts: string[] = [];
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value === undefined) continue;
+    const encoded =
+      forDisplay && SECRET_QUERY_PARAMS.has(name)
+        ? 'REDACTED'
+        : typeof value === 'object'
+          ? value.map((v) => encodeURIComponent(v)).join(',')
+          : encodeURIComponent(String(value));
+    parts.push(`${encodeURIComponent(name)}=${encoded}`);
+  }
+  return parts.length > 0 ? `?${parts.join('&')}` : '';
+}
+
+class BodyTooLargeError extends Error {}
+
+async function readBody(
+  body: Dispatcher.ResponseData['body'],
+  cap: number,
+  truncate: boolean,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (size + chunk.length > cap) {
+      body.destroy();
+      if (!truncate) throw new BodyTooLargeError();
+      chunks.push(chunk.subarray(0, cap - size));
+      break;
+    }
+    size += chunk.length;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const shown = issues
+    .slice(0, MAX_ISSUES)
+    .map((i) => `${i.path.length > 0 ? i.path.map(String).join('.') : '(root)'}: ${i.message}`);
+  if (issues.length > MAX_ISSUES) shown.push(`(+${issues.length - MAX_ISSUES} more)`);
+  const text = shown.join('; ');
+  return text.length > ISSUES_LENGTH ? `${text.slice(0, ISSUES_LENGTH)}…` : text;
+}
+
+function header(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+type AttemptOutcome<T> =
+  | { ok: true; value: T; status: number }
+  | {
+      ok: false;
+      error: Error;
+      retryable: boolean;
+      status?: number;
+      retryAfter?: string;
+      rateLimitReset?: string;
+    };
+
+export function createTransport(options: TransportOptions): Send {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const baseOrigin = new URL(base).origin;
+  const { apiKey, retry: policy, clock } = options;
+  /** Removes the API key from text the client did not write itself (upstream bodies, library errors). */
+  const redact = (text: string): string => (apiKey ? text.split(apiKey).join('[REDACTED]') : text);
+
+  return async function send<T>(spec: RequestSpec<T>, ctx: CallContext): Promise<T> {
+    const { method, computeUnits } = endpoints[spec.endpoint];
+    const url = new URL(base + spec.path + buildQuery(spec.query, false));
+    // Defence in depth: the key goes to the API's origin only (paths are built from encoded segments).
+    if (url.origin !== baseOrigin) throw new Error(`refusing to request another origin than ${baseOrigin}`);
+    const displayPath = spec.path + buildQuery(spec.query, true);
+    const where = { method, path: spec.path };
+
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': options.userAgent };
+    if (apiKey) headers['x-glacier-api-key'] = apiKey;
+    let body: string | undefined;
+    if (spec.body !== undefined) {
+      body = JSON.stringify(spec.body);
+      headers['content-type'] = 'application/json';
+    }
+
+    const outer = ctx.signals.length > 0 ? AbortSignal.any([...ctx.signals]) : undefined;
+    const callTimeout = AbortSignal.timeout(options.callTimeoutMs);
+    const callSignal = outer ? AbortSignal.any([outer, callTimeout]) : callTimeout;
+    const deadline = clock.now() + options.callTimeoutMs;
+    let lastError: Error | undefined;
+
+    /** Throws if the call must end now: the caller's abort reason, or the call timeout. */
+    const checkCallAborted = (cause: unknown, attempts: number): void => {
+      if (outer?.aborted) throw outer.reason;
+      if (callTimeout.aborted) {
+        throw new UpstreamNetworkError(
+          { ...where, attempts, detail: `call timed out after ${options.callTimeoutMs} ms` },
+          { cause: lastError ?? cause },
+        );
+      }
+    };
+
+    const attemptOnce = async (attempt: number): Promise<AttemptOutcome<T>> => {
+      const attemptTimeout = AbortSignal.timeout(options.attemptTimeoutMs);
+      const signal = AbortSignal.any([callSignal, attemptTimeout]);
+      const networkFault = (err: unknown): AttemptOutcome<T> => {
+        checkCallAborted(err, attempt);
+        const detail = attemptTimeout.aborted
+          ? `attempt timed out after ${options.attemptTimeoutMs} ms`
+          : redact(describe(err));
+        return { ok: false, error: new Error(detail, { cause: err }), retryable: true };
+      };
+
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(url, { method, headers, body, signal, dispatcher: options.dispatcher });
+      } catch (err) {
+        return networkFault(err);
+      }
+      const status = res.statusCode;
+      for (const meter of ctx.meters) meter.record(spec.endpoint, computeUnits);
+
+      if (status < 200 || status > 299) {
+        const text = await readBody(res.body, ERROR_BODY_CAP, true).catch(() => '');
+        const safe = redact(text);
+        let parsedBody: ReturnType<typeof errorBodySchema.parse> | string = safe.slice(0, SNIPPET_LENGTH);
+        try {
+          const parsed = errorBodySchema.safeParse(JSON.parse(safe));
+          if (parsed.success) parsedBody = parsed.data;
+        } catch {
+          // Not JSON (a gateway's HTML page): the snippet stays.
+        }
+        const retryAfter = header(res.headers, 'retry-after');
+        const rateLimitReset = header(res.headers, 'ratelimit-reset');
+        const hinted = hintedDelayMs({ retryAfter, rateLimitReset, nowMs: clock.now() });
+        const retryable = policy.retryableStatuses.has(status);
+        const error = new UpstreamHttpError({
+          ...where,
+          status,
+          body: parsedBody,
+          retryable,
+          retryAfterMs: hinted,
+        });
+        return {
+          ok: false,
+          error,
+          retryable,
+          status,
+          ...(retryAfter !== undefined && { retryAfter }),
+          ...(rateLimitReset !== undefined && { rateLimitReset }),
+        };
+      }
+
+      const malformed = (kind: UpstreamResponseError['kind'], issues?: string, cause?: unknown) =>
+        new UpstreamResponseError(
+          { ...where, status, kind, issues },
+          cause === undefined ? undefined : { cause },
+        );
+      const declared = Number(header(res.headers, 'content-length'));
+      let text: string;
+      try {
+        if (declared > options.maxBodyBytes) throw new BodyTooLargeError();
+        text = await readBody(res.body, options.maxBodyBytes, false);
+      } catch (err) {
+        if (err instanceof BodyTooLargeError) {
+          res.body.destroy();
+          throw malformed('too-large', `over ${options.maxBodyBytes} bytes`);
+        }
+        checkCallAborted(err, attempt);
+        // A slow body is a slow network: retry like a timeout before the headers.
+        if (attemptTimeout.aborted) return { ...networkFault(err), status };
+        throw malformed('truncated', redact(describe(err)), err);
+      }
+      let json: unknown;
+      try {
+        json = (spec.parseJson ?? JSON.parse)(text);
+      } catch (err) {
+        // JSON.parse quotes the body in its message: keep the key out of the cause too.
+        throw malformed('invalid-json', undefined, new SyntaxError(redact(describe(err))));
+      }
+      const parsed = spec.schema.safeParse(json);
+      if (!parsed.success) throw malformed('shape', summarizeIssues(parsed.error.issues));
+      return { ok: true, value: parsed.data, status };
+    };
+
+    for (let attempt = 1; ; attempt++) {
+      checkCallAborted(undefined, attempt - 1);
+      const started = clock.now();
+      const report = (e: Omit<AttemptEvent, 'endpoint' | 'method' | 'path' | 'attempt' | 'durationMs'>) =>
+        options.onAttempt?.({
+          endpoint: spec.endpoint,
+          method,
+          path: displayPath,
+          attempt,
+          durationMs: clock.now() - started,
+          ...e,
+        });
+
+      let outcome: AttemptOutcome<T>;
+      try {
+        outcome = await attemptOnce(attempt);
+      } catch (err) {
+        const status = err instanceof UpstreamResponseError ? { status: err.status } : {};
+        report({ ...status, error: err instanceof Error ? err.message : 'aborted', willRetry: false });
+        throw err;
+      }
+      if (outcome.ok) {
+        report({ status: outcome.status, willRetry: false });
+        return outcome.value;
+      }
+
+      const failure = outcome;
+      lastError = failure.error;
+      let delayMs: number | undefined;
+      if (failure.retryable && attempt < policy.maxAttempts) {
+        const hints = {
+          retryAfter: failure.retryAfter,
+          rateLimitReset: failure.rateLimitReset,
+          nowMs: clock.now(),
+        };
+        delayMs = retryDelayMs(attempt, policy, hints, options.random);
+        // Give up now rather than sleep past the call's deadline (or longer than maxRetryAfterMs).
+        if (!Number.isFinite(delayMs) || clock.now() + delayMs >= deadline) delayMs = undefined;
+      }
+      const status = failure.status === undefined ? {} : { status: failure.status };
+      const final = () =>
+        failure.error instanceof UpstreamHttpError
+          ? failure.error
+          : new UpstreamNetworkError(
+              { ...where, attempts: attempt, detail: failure.error.message },
+              { cause: failure.error },
+            );
+      if (delayMs === undefined) {
+        const error = final();
+        report({ ...status, error: error.message, willRetry: false });
+        throw error;
+      }
+      report({ ...status, error: failure.error.message, willRetry: true, delayMs });
+      try {
+        await options.sleep(delayMs, callSignal);
+      } catch (err) {
+        checkCallAborted(err, attempt);
+        throw err;
+      }
+    }
+  };
+}
+
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as { code?: unknown }).code;
+  const own =
+    typeof code === 'string' && !err.message.includes(code) ? `${code}: ${err.message}` : err.message;
+  // undici wraps socket errors; the root cause (ECONNRESET...) is the useful part.
+  return err.cause instanceof Error && err.cause.message !== err.message
+    ? `${own} (${describe(err.cause)})`
+    : own;
+}
