@@ -28,10 +28,10 @@ const MAX_EXPONENT = 400;
 export function toPlainDecimal(text: string): string | undefined {
   const m = JSON_NUMBER.exec(text);
   if (!m) return undefined;
-  const [, sign = '', intPart = '', fracPart = '', expPart = '0'] = m;
+  const [, sign = '', intPart = '', fracPart = '', expPart] = m;
+  if (expPart === undefined) return text;
   const exp = Number(expPart);
   if (Math.abs(exp) > MAX_EXPONENT) return undefined;
-  if (exp === 0) return text;
   let digits = intPart + fracPart;
   let point = intPart.length + exp;
   if (point <= 0) {

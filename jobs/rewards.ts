@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import type { RewardsJobConfig } from '../src/config/index.js';
+import type { JobHandler } from '../src/runner.js';
+import { bareAddress, upsertRewards } from '../src/store/index.js';
+import { syncNewestFirst } from '../src/sync/newest-first.js';
+import type { HistoricalReward } from '../src/upstream/index.js';
+
+export type RewardsPayload = Pick<
+  RewardsJobConfig,
+  'network' | 'addresses' | 'nodeIds' | 'currency' | 'pageSize' | 'maxPages'
+>;
+
+/**
+ * Longest request URL a batch may produce. A request costs 100 compute units whatever the length of
+ * its `addresses`/`nodeIds` list, so lists are batched; 4,000 characters stays well under the 8 KiB
+ * request-line limits of common proxies and CDNs (nginx's default buffers, CloudFront's 8,192 bytes),
+ * and fits about 85 addresses or 90 node ids per request.
+ */
+export const MAX_REWARDS_URL_LENGTH = 4_000;
+
+/** Room for the origin, the path and the other query parameters. */
+const URL_OVERHEAD = 300;
+
+/**
+ * Rewards are priced only once they are older than 24 h, so each run re-reads the last 25 h below
+ * the mark: a reward first stored without its price gets it on a later run.
+ */
+const PRICE_SETTLE_SECONDS = 25 * 3600;
+
+/** Splits ids into comma-separated lists whose encoded length fits the URL budget (order kept, so
+ * appending ids to the config only changes the last batch and its cursor). */
+export function batchIds(ids: readonly string[], budget = MAX_REWARDS_URL_LENGTH - URL_OVERHEAD): string[][] {
+  const batches: string[][] = [];
+  let current: string[] = [];
+  let length = 0;
+  for (const id of [...new Set(ids)]) {
+    const size = encodeURIComponent(id).length;
+    if (current.length && length + 3 + size > budget) {
+      batches.push(current);
+      current = [];
+      length = 0;
+    }
+    length += current.length ? 3 + size : size; // "%2C" between ids
+    current.push(id);
+  }
+  if (current.length) batches.push(current);
+  return batches;
+}
+
+function batchScope(network: string, kind: 'addresses' | 'nodeIds', ids: readonly string[]): string {
+  const digest = createHash('sha256').update(ids.join(',')).digest('hex').slice(0, 16);
+  return `${network}/${kind}/${digest}`;
+}
+
+/** GET /v1/networks/{network}/rewards, batched, newest first; the first run backfills the history. */
+export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
+  const addresses = payload.addresses.map(bareAddress);
+  const queries = [
+    ...batchIds(addresses).map((ids) => ({ kind: 'addresses' as const, ids })),
+    ...batchIds(payload.nodeIds).map((ids) => ({ kind: 'nodeIds' as const, ids })),
+  ];
+  let rowsWritten = 0;
+  for (const { kind, ids } of queries) {
+    const now = () => new Date(ctx.clock.now()).toISOString();
+    const result = await syncNewestFirst<HistoricalReward>({
+      store: ctx.store,
+      job: 'rewards',
+      scope: batchScope(payload.network, kind, ids),
+      fetchPage: (pageToken) =>
+        ctx.client.listHistoricalRewards(
+          {
+            network: payload.network,
+            [kind]: ids,
+            currency: payload.currency,
+            sortOrder: 'desc',
+            pageSize: payload.pageSize,
+            pageToken,
+          },
+          { signal: ctx.signal },
+        ),
+      mark: (r) => ({ ts: r.endTimestamp, id: r.utxoId }),
+      reached: (r, mark) => r.endTimestamp < mark.ts - PRICE_SETTLE_SECONDS,
+      write: (items) => upsertRewards(ctx.store, payload.network, items, now()),
+      maxPages: payload.maxPages,
+      backfill: true,
+      now,
+    });
+    ctx.log.debug({ kind, ids: ids.length, ...result }, 'rewards batch synced');
+    rowsWritten += result.rowsWritten;
+  }
+  return { rowsWritten };
+};

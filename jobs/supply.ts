@@ -1,0 +1,12 @@
+import type { JobHandler } from '../src/runner.js';
+import { insertSupplySnapshot } from '../src/store/index.js';
+
+export type SupplyPayload = Record<string, never>;
+
+/** GET /v1/avax/supply: one snapshot per distinct `lastUpdated`. */
+export const supply: JobHandler<SupplyPayload> = async (_payload, ctx) => {
+  const answer = await ctx.client.getSupply({ signal: ctx.signal });
+  const fetchedAt = new Date(ctx.clock.now()).toISOString();
+  const rowsWritten = ctx.store.transaction(() => insertSupplySnapshot(ctx.store, answer, fetchedAt));
+  return { rowsWritten };
+};

@@ -1,0 +1,44 @@
+import type { TransactionsJobConfig } from '../src/config/index.js';
+import type { JobHandler } from '../src/runner.js';
+import { upsertTransactions } from '../src/store/index.js';
+import { syncNewestFirst } from '../src/sync/newest-first.js';
+import type { Transaction } from '../src/upstream/index.js';
+
+export type TransactionsPayload = Pick<TransactionsJobConfig, 'networks' | 'statuses' | 'pageSize' | 'maxPages'>;
+
+const txId = (tx: Transaction) => `${tx.chainId}:${tx.txHash}`;
+
+/**
+ * GET /v1/transactions, one stream per (network, status), newest first down to the last run's
+ * newest transaction. The first run of a stream reads `maxPages` pages: the feed is "latest
+ * transactions", not an archive to backfill.
+ */
+export const transactions: JobHandler<TransactionsPayload> = async (payload, ctx) => {
+  let rowsWritten = 0;
+  for (const network of payload.networks) {
+    for (const status of payload.statuses) {
+      const now = () => new Date(ctx.clock.now()).toISOString();
+      const result = await syncNewestFirst<Transaction>({
+        store: ctx.store,
+        job: 'transactions',
+        scope: `${network}/${status}`,
+        fetchPage: async (pageToken) =>
+          ctx.client.listLatestTransactions(
+            { network, status: status === 'all' ? undefined : status, pageSize: payload.pageSize, pageToken },
+            { signal: ctx.signal },
+          ),
+        mark: (tx) => ({ ts: tx.blockTimestamp, id: txId(tx) }),
+        // Same-second neighbours of the mark may sit on either side of it, so only the mark itself or
+        // an older second ends the walk; the whole page is written either way (upserts are idempotent).
+        reached: (tx, mark) => tx.blockTimestamp < mark.ts || txId(tx) === mark.id,
+        write: (items) => upsertTransactions(ctx.store, network, items, now()),
+        maxPages: payload.maxPages,
+        backfill: false,
+        now,
+      });
+      ctx.log.debug({ network, status, ...result }, 'transactions stream synced');
+      rowsWritten += result.rowsWritten;
+    }
+  }
+  return { rowsWritten };
+};

@@ -1,0 +1,126 @@
+import type { Store } from '../store/index.js';
+import { readCursor, writeCursor } from '../store/index.js';
+import { UpstreamHttpError } from '../upstream/index.js';
+import type { Page } from '../upstream/index.js';
+
+/**
+ * Incremental collection of a list the API serves newest first (latest transactions, rewards by
+ * end time), with no gap and no double work across crashes:
+ *
+ * - `highWater` is the newest item of the last segment that was read down to the previous
+ *   high-water mark (or to the end of the list). It only moves when a segment is complete.
+ * - A run pages from the top until it reaches the high-water mark. Each page is written in one
+ *   transaction with the cursor that follows it: while a segment is open, the cursor keeps its
+ *   `pending` next-page token, so a crash or a `maxPages` stop resumes right after the last
+ *   committed page instead of skipping the rest of the segment.
+ * - A pending token the API no longer accepts (tokens expire after 24 h) restarts the segment from
+ *   the top, down to the same mark: more requests, nothing lost.
+ * - A run with nothing new costs one request: the first page already holds the mark.
+ */
+export interface Mark {
+  /** Seconds (block time, reward end time). */
+  ts: number;
+  /** The item's natural key. */
+  id: string;
+}
+
+export interface NewestFirstCursor {
+  highWater?: Mark | undefined;
+  pending?: { pageToken: string; newest: Mark; stopAt?: Mark | undefined } | undefined;
+}
+
+export interface NewestFirstOptions<T> {
+  store: Store;
+  job: string;
+  scope: string;
+  fetchPage: (pageToken: string | undefined) => Promise<Page<T>>;
+  mark: (item: T) => Mark;
+  /** True when `item` is at or below the mark a segment reads down to. */
+  reached: (item: T, stopAt: Mark) => boolean;
+  /** Writes a page (called inside the page's transaction); returns rows written. */
+  write: (items: T[]) => number;
+  maxPages: number;
+  /**
+   * On the first run (no mark yet), keep reading older pages on later runs until the end of the list
+   * (rewards: the whole history matters), or stop after `maxPages` and start from there (the latest
+   * transactions feed: history before the first run is not the collector's to backfill).
+   */
+  backfill: boolean;
+  now: () => string;
+}
+
+export interface NewestFirstResult {
+  rowsWritten: number;
+  pages: number;
+  /** False when `maxPages` stopped the run before the segment was complete. */
+  complete: boolean;
+}
+
+export async function syncNewestFirst<T>(o: NewestFirstOptions<T>): Promise<NewestFirstResult> {
+  const initial = readCursor<NewestFirstCursor>(o.store, o.job, o.scope) ?? {};
+  const state: WalkState = { rowsWritten: 0, pages: 0, highWater: initial.highWater };
+  if (initial.pending) {
+    const { pageToken, newest, stopAt } = initial.pending;
+    const outcome = await walk(o, state, pageToken, newest, stopAt, true);
+    if (outcome === 'paused') return { rowsWritten: state.rowsWritten, pages: state.pages, complete: false };
+    // 'done': the open segment is complete, so read what arrived on top meanwhile if pages remain;
+    // 'restart': its token expired, so read it again from the top, down to the same mark.
+  }
+  const outcome = await walk(o, state, undefined, undefined, state.highWater, false);
+  return { rowsWritten: state.rowsWritten, pages: state.pages, complete: outcome === 'done' };
+}
+
+interface WalkState {
+  rowsWritten: number;
+  pages: number;
+  highWater: Mark | undefined;
+}
+
+async function walk<T>(
+  o: NewestFirstOptions<T>,
+  state: WalkState,
+  startToken: string | undefined,
+  startNewest: Mark | undefined,
+  stopAt: Mark | undefined,
+  resumed: boolean,
+): Promise<'done' | 'paused' | 'restart'> {
+  let token = startToken;
+  let newest = startNewest;
+  while (state.pages < o.maxPages) {
+    let page: Page<T>;
+    try {
+      page = await o.fetchPage(token);
+    } catch (err) {
+      // Only a remembered token can have expired; a 400 on a fresh one is a real error.
+      if (resumed && token === startToken && err instanceof UpstreamHttpError && err.status === 400) {
+        return 'restart';
+      }
+      throw err;
+    }
+    state.pages++;
+    const first = page.items[0];
+    if (!newest && first) newest = o.mark(first);
+    const reached = stopAt !== undefined && page.items.some((item) => o.reached(item, stopAt));
+    const end = reached || !page.nextPageToken;
+    const outOfPages = state.pages >= o.maxPages;
+
+    let cursor: NewestFirstCursor;
+    if (end) {
+      cursor = { highWater: newest ?? state.highWater };
+    } else if (outOfPages && !stopAt && !o.backfill && !resumed) {
+      cursor = { highWater: newest };
+    } else {
+      cursor = { highWater: state.highWater, pending: { pageToken: page.nextPageToken!, newest: newest!, stopAt } };
+    }
+    o.store.transaction(() => {
+      state.rowsWritten += o.write(page.items);
+      writeCursor(o.store, o.job, o.scope, cursor, o.now());
+    });
+    if (end) {
+      state.highWater = cursor.highWater;
+      return 'done';
+    }
+    token = page.nextPageToken;
+  }
+  return 'paused';
+}
