@@ -41,7 +41,7 @@ export function exportRequest(def: ExportDefinition, firstDate: string, lastDate
     options: {
       addresses: def.addresses,
       cChainEvmAddresses: def.cChainEvmAddresses,
-      includeChains: def.includeChains as never,
+      includeChains: def.includeChains,
     },
   };
 }

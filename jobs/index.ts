@@ -40,6 +40,11 @@ export const configKeys = {
   exports: 'exports',
 } as const satisfies Record<JobName, keyof Config['jobs']>;
 
+/** A job's handler for callers that hold the name as data (CLI, worker); payloads come from `payloadFor`. */
+export function handlerFor(name: JobName): JobHandler<unknown> {
+  return jobs[name] as unknown as JobHandler<unknown>;
+}
+
 export function isJobName(name: string): name is JobName {
   return name in jobs;
 }

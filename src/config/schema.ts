@@ -1,6 +1,7 @@
 import cron from 'node-cron';
 import { z } from 'zod';
 import { currencies, networks } from '../upstream/endpoints.js';
+import { primaryNetworkChains } from '../upstream/index.js';
 import { parseDuration } from './durations.js';
 import { addressProblem, nodeIdProblem, txHashProblem } from './identifiers.js';
 
@@ -183,7 +184,8 @@ export const exportDefinitionSchema = z.discriminatedUnion('type', [
     network: network.default('mainnet'),
     addresses: z.array(z.string()).default([]),
     cChainEvmAddresses: z.array(evmAddress).default([]),
-    includeChains: z.array(z.string().min(1)).min(1),
+    /** `p-chain`, `x-chain`, `c-chain` or a Primary Network blockchain id. */
+    includeChains: z.array(z.enum(primaryNetworkChains)).min(1),
     window: exportWindow.default('previous-day'),
   }),
 ]);

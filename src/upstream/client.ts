@@ -5,21 +5,23 @@
  */
 import { type Clock, systemClock } from '../clock.js';
 import type { Currency, Network } from './endpoints.js';
-import {
-  type AttemptEvent,
-  abortableSleep,
-  type CallContext,
-  createTransport,
-  sharedDispatcher,
-} from './http.js';
+import type {
+  ApiUsageGroupBy,
+  ApiUsageTimeInterval,
+  PrimaryNetworkRpcGroupBy,
+  RequestType,
+  RpcTimeInterval,
+  SortOrder,
+  SubnetRpcGroupBy,
+  TransactionStatus,
+} from './enums.js';
+import { type AttemptEvent, type CallContext, createTransport } from './http.js';
 import { parseJsonLossless } from './json.js';
 import { createMeter, type Meter } from './meter.js';
 import type { Page } from './paginate.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
 import {
-  type ApiUsageGroupBy,
   type ApiUsageMetrics,
-  type ApiUsageTimeInterval,
   apiUsageMetricsSchema,
   type CreateExportRequest,
   type HistoricalReward,
@@ -27,22 +29,17 @@ import {
   listTransactionsResponseSchema,
   type Operation,
   operationSchema,
-  type PrimaryNetworkRpcGroupBy,
   type PrimaryNetworkRpcUsageMetrics,
   primaryNetworkRpcUsageMetricsSchema,
-  type RequestType,
-  type RpcTimeInterval,
   type SignatureResponse,
-  type SortOrder,
-  type SubnetRpcGroupBy,
   type SubnetRpcUsageMetrics,
   type Supply,
   signatureResponseSchema,
   subnetRpcUsageMetricsSchema,
   supplySchema,
   type Transaction,
-  type TransactionStatus,
 } from './schemas.js';
+import { abortableSleep, sharedDispatcher } from './wire.js';
 
 export interface DataApiClientOptions {
   /** e.g. `https://data-api.avax.network`; a trailing slash is fine, a path prefix is kept. */

@@ -2,7 +2,7 @@
  * The request loop: one call = up to `maxAttempts` HTTP attempts against the base URL, each bounded by
  * the attempt timeout (headers and body), all bounded by the call timeout and the caller's signals.
  */
-import { Agent, type Dispatcher, request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import type { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { type EndpointName, endpoints } from './endpoints.js';
@@ -10,6 +10,15 @@ import { UpstreamHttpError, UpstreamNetworkError, UpstreamResponseError } from '
 import type { Meter } from './meter.js';
 import { hintedDelayMs, type RetryPolicy, retryDelayMs } from './retry.js';
 import { errorBodySchema } from './schemas.js';
+import {
+  BodyTooLargeError,
+  buildQuery,
+  describe,
+  header,
+  type QueryValue,
+  readBody,
+  summarizeIssues,
+} from './wire.js';
 
 /** One HTTP attempt, reported to `onAttempt` (logs, metrics). Holds no API key and no secret query value. */
 export interface AttemptEvent {
@@ -28,8 +37,6 @@ export interface AttemptEvent {
   /** The wait before the next attempt, when there is one. */
   delayMs?: number;
 }
-
-export type QueryValue = string | number | readonly string[] | undefined;
 
 export interface RequestSpec<T> {
   endpoint: EndpointName;
@@ -69,84 +76,6 @@ export type Send = <T>(spec: RequestSpec<T>, ctx: CallContext) => Promise<T>;
 /** Error bodies are only read this far: enough for `{message, statusCode, error}`. */
 const ERROR_BODY_CAP = 64 * 1024;
 const SNIPPET_LENGTH = 300;
-const MAX_ISSUES = 5;
-const ISSUES_LENGTH = 600;
-/** Query parameters whose values are credentials of a kind and stay out of events. */
-const SECRET_QUERY_PARAMS = new Set(['rlBypassApiToken']);
-
-let sharedAgent: Agent | undefined;
-/** One keep-alive agent for every client of the process, created on first use (nothing at import time). */
-export function sharedDispatcher(): Dispatcher {
-  sharedAgent ??= new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 32 });
-  return sharedAgent;
-}
-
-/** A sleep that ends early, rejecting with the signal's reason, when the signal aborts. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-function buildQuery(query: Record<string, QueryValue> | undefined, forDisplay: boolean): string {
-  const parts: string[] = [];
-  for (const [name, value] of Object.entries(query ?? {})) {
-    if (value === undefined) continue;
-    const encoded =
-      forDisplay && SECRET_QUERY_PARAMS.has(name)
-        ? 'REDACTED'
-        : typeof value === 'object'
-          ? value.map((v) => encodeURIComponent(v)).join(',')
-          : encodeURIComponent(String(value));
-    parts.push(`${encodeURIComponent(name)}=${encoded}`);
-  }
-  return parts.length > 0 ? `?${parts.join('&')}` : '';
-}
-
-class BodyTooLargeError extends Error {}
-
-async function readBody(
-  body: Dispatcher.ResponseData['body'],
-  cap: number,
-  truncate: boolean,
-): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    if (size + chunk.length > cap) {
-      body.destroy();
-      if (!truncate) throw new BodyTooLargeError();
-      chunks.push(chunk.subarray(0, cap - size));
-      break;
-    }
-    size += chunk.length;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  const shown = issues
-    .slice(0, MAX_ISSUES)
-    .map((i) => `${i.path.length > 0 ? i.path.map(String).join('.') : '(root)'}: ${i.message}`);
-  if (issues.length > MAX_ISSUES) shown.push(`(+${issues.length - MAX_ISSUES} more)`);
-  const text = shown.join('; ');
-  return text.length > ISSUES_LENGTH ? `${text.slice(0, ISSUES_LENGTH)}…` : text;
-}
-
-function header(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 type AttemptOutcome<T> =
   | { ok: true; value: T; status: number }
@@ -343,15 +272,4 @@ export function createTransport(options: TransportOptions): Send {
       }
     }
   };
-}
-
-function describe(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const code = (err as { code?: unknown }).code;
-  const own =
-    typeof code === 'string' && !err.message.includes(code) ? `${code}: ${err.message}` : err.message;
-  // undici wraps socket errors; the root cause (ECONNRESET...) is the useful part.
-  return err.cause instanceof Error && err.cause.message !== err.message
-    ? `${own} (${describe(err.cause)})`
-    : own;
 }

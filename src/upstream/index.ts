@@ -11,6 +11,7 @@ export {
   type SubnetRpcUsageMetricsParams,
 } from './client.js';
 export * from './endpoints.js';
+export * from './enums.js';
 export {
   isUnrecoverable,
   type MalformedKind,

@@ -1,0 +1,43 @@
+import { type Clock, systemClock } from './clock.js';
+import type { Config } from './config/index.js';
+import { createLogger, type Logger } from './logger.js';
+import type { RunJobDeps } from './runner.js';
+import { openStore, type Store } from './store/index.js';
+import { createDataApiClient, type DataApiClient } from './upstream/index.js';
+import { packageVersion } from './version.js';
+
+export interface App extends RunJobDeps {
+  client: DataApiClient;
+  store: Store;
+  log: Logger;
+  clock: Clock;
+  close(): void;
+}
+
+/** The one place that builds the real instances: database (migrated), HTTP client, logger. */
+export function createApp(config: Config, overrides: { log?: Logger; clock?: Clock } = {}): App {
+  const log = overrides.log ?? createLogger({ level: config.logLevel });
+  const clock = overrides.clock ?? systemClock;
+  const store = openStore(config.databasePath);
+  const client = createDataApiClient({
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    version: packageVersion(),
+    attemptTimeoutMs: config.client.attemptTimeout,
+    callTimeoutMs: config.client.callTimeout,
+    retry: { maxAttempts: config.client.maxAttempts },
+    clock,
+    onAttempt: (e) => {
+      if (e.willRetry) log.warn({ ...e }, 'upstream attempt failed, retrying');
+      else log.debug({ ...e }, 'upstream attempt');
+    },
+  });
+  return {
+    client,
+    store,
+    log,
+    clock,
+    secrets: config.apiKey ? [config.apiKey] : [],
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import { bech32Encode, toWords } from './config/identifiers.js';
+
+/** Valid-looking identifiers made from a label, for the demo and the tests. */
+export function demoAddress(label: string, hrp: 'avax' | 'fuji' = 'avax'): string {
+  const bytes = createHash('sha256').update(label).digest().subarray(0, 20);
+  return bech32Encode(hrp, toWords(bytes));
+}
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+export function demoCb58(label: string, length = 49): string {
+  const bytes = createHash('sha256').update(label).digest();
+  let out = '';
+  for (let i = 0; out.length < length; i++) out += BASE58[bytes[i % bytes.length]! % 58];
+  return out;
+}
+
+export function demoNodeId(label: string): string {
+  return `NodeID-${demoCb58(label, 33)}`;
+}
+
+export function demoEvmAddress(label: string): string {
+  return `0x${createHash('sha256').update(label).digest('hex').slice(0, 40)}`;
+}
+
+/** The config file `npm run demo` uses: every job, small and fast. */
+export function demoFileConfig() {
+  return {
+    jobs: {
+      supply: { schedule: '*/5 * * * *' },
+      transactions: { schedule: '* * * * *', networks: ['mainnet', 'fuji'], statuses: ['all'], pageSize: 100, maxPages: 3 },
+      rewards: {
+        schedule: '0 * * * *',
+        network: 'mainnet',
+        addresses: [demoAddress('validator-1'), demoAddress('delegator-1'), demoAddress('delegator-2')],
+        nodeIds: [demoNodeId('node-1')],
+        currency: 'usd',
+      },
+      usageMetrics: {
+        schedule: '0 * * * *',
+        sources: [
+          { source: 'dataApi', timeInterval: 'hourly', groupBy: 'requestPath', lookback: '2d' },
+          { source: 'primaryNetworkRpc', network: 'mainnet', timeInterval: 'daily', lookback: '7d' },
+          { source: 'subnetRpc', chainIds: ['432204'], timeInterval: 'daily', groupBy: 'rpcMethod', lookback: '7d' },
+        ],
+      },
+      signatures: { schedule: '*/10 * * * *', network: 'mainnet', txHashes: [demoCb58('tx-1'), demoCb58('tx-2')] },
+      exports: {
+        schedule: '0 2 * * *',
+        directory: './data/demo-exports',
+        pollInterval: '1s',
+        maxWait: '2m',
+        definitions: [
+          {
+            name: 'c-chain-daily',
+            type: 'TRANSACTION_EXPORT_EVM',
+            addresses: [demoEvmAddress('treasury')],
+            includeChains: ['43114'],
+            window: 'previous-day',
+          },
+        ],
+      },
+    },
+  };
+}

@@ -1,0 +1,186 @@
+/**
+ * The CSV file of a finished export, generated row by row and streamed with backpressure: rows are
+ * pure functions of (seed, request, day, row), so a multi-GiB file is never held in memory.
+ *
+ * EVM rows are built by the same function as the `/v1/transactions` items (data/evm.ts): each row
+ * involves one of the requested addresses (as sender or recipient, alternately) on one of the
+ * included chains, at evenly spaced times of its day. Primary-network rows carry P/X-Chain ids.
+ */
+import { Readable } from 'node:stream';
+import { BLOCK_MS, type ChainInfo, findChain } from './data/chains.js';
+import { buildTransaction } from './data/evm.js';
+import { FAILED_SHARE } from './data/transactions.js';
+import type { ExportRequest } from './export-request.js';
+import type { ExportedRange } from './exports.js';
+import { deriveBech32Address, deriveCb58Id, hash32, hashString, pick, unit } from './ids.js';
+
+const DAY_MS = 86_400_000;
+
+export const evmColumns = [
+  'txHash',
+  'blockNumber',
+  'blockTimestamp',
+  'blockHash',
+  'chainId',
+  'blockIndex',
+  'txStatus',
+  'txType',
+  'from',
+  'to',
+  'value',
+  'gasLimit',
+  'gasUsed',
+  'gasPrice',
+  'nonce',
+  'methodHash',
+  'methodName',
+] as const;
+
+export const primaryNetworkColumns = ['txHash', 'chain', 'txType', 'blockTimestamp', 'addresses', 'amount', 'assetId'] as const;
+
+const primaryTxTypes: Readonly<Record<string, readonly string[]>> = {
+  TRANSACTION_EXPORT_PRIMARY_NETWORK: ['BaseTx', 'ImportTx', 'ExportTx', 'AddPermissionlessDelegatorTx', 'RewardValidatorTx'],
+  TRANSACTION_EXPORT_PRIMARY_NETWORK_STAKING: [
+    'AddPermissionlessDelegatorTx',
+    'AddPermissionlessValidatorTx',
+    'RewardValidatorTx',
+  ],
+  TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE: ['BaseTx', 'ImportTx', 'ExportTx'],
+};
+
+export type CsvRow = Record<string, string>;
+
+export function columnsOf(request: ExportRequest): readonly string[] {
+  return request.type === 'TRANSACTION_EXPORT_EVM' ? evmColumns : primaryNetworkColumns;
+}
+
+/** A key that ties rows to what was asked, not to the operation: the same request exports the same rows. */
+function requestKey(request: ExportRequest): number {
+  return hashString(JSON.stringify([request.type, request.addresses, request.cChainEvmAddresses, request.includeChains]));
+}
+
+function chainInfo(chainId: string): ChainInfo {
+  return findChain(chainId) ?? { chainId, weight: 0, anchorBlock: 1_000_000 };
+}
+
+/** Row `r` of day `day` (days since the epoch). */
+export function exportRow(seed: number, request: ExportRequest, rowsPerDay: number, day: number, r: number): CsvRow {
+  const key = requestKey(request);
+  const timeMs = day * DAY_MS + Math.floor((r * DAY_MS) / rowsPerDay);
+  const chains = request.includeChains.length > 0 ? request.includeChains : ['43114'];
+  const chainId = chains[r % chains.length] as string;
+  if (request.type === 'TRANSACTION_EXPORT_EVM') {
+    const address = request.addresses.length > 0 ? request.addresses[r % request.addresses.length] : undefined;
+    const tx = buildTransaction({
+      seed,
+      key: `export:${key}:${day}:${r}`,
+      chain: chainInfo(chainId),
+      slotMs: Math.floor(timeMs / BLOCK_MS) * BLOCK_MS,
+      blockIndex: hash32(seed, key, day, r) % 40,
+      failed: unit(hash32(seed, key, day, r, 7)) < FAILED_SHARE,
+      ...(address === undefined ? {} : { party: { address, as: r % 2 === 0 ? 'from' : 'to' } }),
+    });
+    return {
+      txHash: tx.txHash,
+      blockNumber: tx.blockNumber,
+      blockTimestamp: String(tx.blockTimestamp),
+      blockHash: tx.blockHash,
+      chainId: tx.chainId,
+      blockIndex: String(tx.blockIndex),
+      txStatus: tx.txStatus,
+      txType: String(tx.txType),
+      from: tx.from.address,
+      to: tx.to.address,
+      value: tx.value,
+      gasLimit: tx.gasLimit,
+      gasUsed: tx.gasUsed,
+      gasPrice: tx.gasPrice,
+      nonce: tx.nonce,
+      methodHash: tx.method?.methodHash ?? '',
+      methodName: tx.method?.methodName ?? '',
+    };
+  }
+  const h = hash32(seed, key, day, r);
+  const address =
+    request.addresses.length > 0
+      ? (request.addresses[r % request.addresses.length] as string).replace(/^[PXC]-/, '')
+      : deriveBech32Address('avax', seed, 'export', key, day, r);
+  return {
+    txHash: deriveCb58Id(seed, 'export', key, day, r),
+    chain: chainId,
+    txType: pick(unit(h), primaryTxTypes[request.type] ?? ['BaseTx']),
+    blockTimestamp: String(Math.floor(timeMs / 1000)),
+    addresses: address,
+    amount: String(1_000_000 + (hash32(seed, key, day, r, 1) % 2_000_000_000) * 1_000),
+    assetId: 'FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z',
+  };
+}
+
+/** Every row of an exported range, in file order. */
+export function* exportRows(seed: number, range: ExportedRange, rowsPerDay: number): Generator<CsvRow> {
+  for (let day = range.firstDay; day <= range.lastDay; day++) {
+    for (let r = 0; r < rowsPerDay; r++) yield exportRow(seed, range.record.request, rowsPerDay, day, r);
+  }
+}
+
+export function csvField(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
+export function csvLine(cells: readonly string[]): string {
+  return cells.map(csvField).join(',') + '\n';
+}
+
+export type CsvMutation = 'none' | 'truncate' | 'malformed' | 'extraFields';
+
+export interface CsvStreamOptions {
+  seed: number;
+  range: ExportedRange;
+  rowsPerDay: number;
+  mutation: CsvMutation;
+  /** Called with the bytes produced when the stream ends (halfway with the truncate fault). */
+  onEnd?: (bytes: number) => void;
+}
+
+/** Rows pushed per read() call: large enough to amortise, small enough to keep memory flat. */
+const BATCH_ROWS = 256;
+
+export function createCsvStream(options: CsvStreamOptions): Readable {
+  const { range, mutation } = options;
+  const columns = columnsOf(range.record.request);
+  const header = mutation === 'extraFields' ? [...columns, 'simFutureColumn'] : [...columns];
+  const rows = exportRows(options.seed, range, options.rowsPerDay);
+  const total = (range.lastDay - range.firstDay + 1) * options.rowsPerDay;
+  const cutAt = mutation === 'truncate' ? Math.floor(total / 2) : Number.POSITIVE_INFINITY;
+  const badAt = mutation === 'malformed' ? Math.floor(total / 2) : -1;
+  let index = 0;
+  let bytes = 0;
+  let headerSent = false;
+
+  return new Readable({
+    read() {
+      let chunk = '';
+      if (!headerSent) {
+        chunk += csvLine(header);
+        headerSent = true;
+      }
+      for (let n = 0; n < BATCH_ROWS; n++) {
+        // The truncate fault ends the stream halfway; the server then drops the connection.
+        const next = index >= cutAt ? { done: true as const } : rows.next();
+        if (next.done) {
+          bytes += Buffer.byteLength(chunk);
+          if (chunk) this.push(chunk);
+          options.onEnd?.(bytes);
+          this.push(null);
+          return;
+        }
+        const cells = columns.map((c) => next.value[c] ?? '');
+        if (index === badAt) chunk += '"unterminated,row\n';
+        else chunk += csvLine(mutation === 'extraFields' ? [...cells, 'future'] : cells);
+        index++;
+      }
+      bytes += Buffer.byteLength(chunk);
+      this.push(chunk);
+    },
+  });
+}

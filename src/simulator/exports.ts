@@ -1,0 +1,183 @@
+/**
+ * Transaction export operations. The outcome is settled when the operation is created (dates,
+ * range, failure markers) and revealed after `runningMs` of clock time; until then it is RUNNING
+ * and its updatedAtTimestamp advances once a second. Timestamps are milliseconds.
+ *
+ * Outcomes:
+ * - a date that is not a real `YYYY-MM-DD`, or firstDate after lastDate → FAILED, ErrInvalidRequest
+ *   (the request itself is well formed, so creation answers 201, as the real API does);
+ * - an address containing INTERNAL_ERROR_MARKER → FAILED, ErrInternal (a deterministic way to test it);
+ * - more than `maxRangeDays` days → COMPLETED_WITH_WARNING, WarnTruncatedExport, nextDate = the first
+ *   day not exported; the file holds the first maxRangeDays days;
+ * - otherwise COMPLETED. Both completed states carry metadata.downloadUrl.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { ExportRequest } from './export-request.js';
+import type { OperationStatusCode, OperationStatusResponse } from './types.js';
+
+export const INTERNAL_ERROR_MARKER = 'simfail';
+const DAY_MS = 86_400_000;
+const PROGRESS_TICK_MS = 1_000;
+/** Range when firstDate is omitted: the week ending on lastDate. */
+const DEFAULT_RANGE_DAYS = 7;
+
+export interface ExportSettings {
+  /** How long an operation stays RUNNING, ms of clock time. @defaultValue 5000 */
+  runningMs: number;
+  /** Longest range exported by one operation, days. @defaultValue 31 */
+  maxRangeDays: number;
+  /** CSV rows per exported day. @defaultValue 500 */
+  rowsPerDay: number;
+}
+
+type Outcome =
+  | { status: 'COMPLETED'; firstDay: number; lastDay: number }
+  | { status: 'COMPLETED_WITH_WARNING'; firstDay: number; lastDay: number; nextDate: string }
+  | { status: 'FAILED'; code: Extract<OperationStatusCode, 'ErrInvalidRequest' | 'ErrInternal'>; message: string };
+
+export interface OperationRecord {
+  id: string;
+  request: ExportRequest;
+  createdAt: number;
+  outcome: Outcome;
+  downloadToken: string;
+}
+
+export interface ExportedRange {
+  record: OperationRecord;
+  /** Days since the epoch, inclusive. */
+  firstDay: number;
+  lastDay: number;
+}
+
+export interface OperationStore {
+  create(request: ExportRequest): OperationRecord;
+  get(id: string): OperationRecord | undefined;
+  view(record: OperationRecord, downloadBase: string): OperationStatusResponse;
+  /** The range of a finished, downloadable export whose token matches; undefined otherwise. */
+  downloadable(id: string, token: string): ExportedRange | undefined;
+}
+
+export function formatDay(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** Days since the epoch of a `YYYY-MM-DD` that names a real date; undefined otherwise. */
+export function parseDay(text: string): number | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return undefined;
+  const ms = Date.parse(`${text}T00:00:00Z`);
+  if (Number.isNaN(ms) || formatDay(ms / DAY_MS) !== text) return undefined;
+  return ms / DAY_MS;
+}
+
+export function downloadPath(record: OperationRecord): string {
+  return `/downloads/${record.id}/${record.downloadToken}.csv`;
+}
+
+export function createOperationStore(deps: { clock: Clock; settings: ExportSettings }): OperationStore {
+  const records = new Map<string, OperationRecord>();
+  const { settings } = deps;
+
+  function settle(request: ExportRequest, now: number): Outcome {
+    const firstText = request.firstDate;
+    const lastText = request.lastDate;
+    const lastDay = lastText === undefined ? Math.floor(now / DAY_MS) : parseDay(lastText);
+    if (lastDay === undefined) {
+      return { status: 'FAILED', code: 'ErrInvalidRequest', message: `Invalid lastDate '${lastText}': expected YYYY-MM-DD` };
+    }
+    const firstDay = firstText === undefined ? lastDay - (DEFAULT_RANGE_DAYS - 1) : parseDay(firstText);
+    if (firstDay === undefined) {
+      return {
+        status: 'FAILED',
+        code: 'ErrInvalidRequest',
+        message: `Invalid firstDate '${firstText}': expected YYYY-MM-DD`,
+      };
+    }
+    if (firstDay > lastDay) {
+      return { status: 'FAILED', code: 'ErrInvalidRequest', message: 'firstDate must not be after lastDate' };
+    }
+    const addresses = [...request.addresses, ...(request.cChainEvmAddresses ?? [])];
+    if (addresses.some((a) => a.toLowerCase().includes(INTERNAL_ERROR_MARKER))) {
+      return { status: 'FAILED', code: 'ErrInternal', message: 'Internal error while exporting transactions' };
+    }
+    if (lastDay - firstDay + 1 > settings.maxRangeDays) {
+      const cut = firstDay + settings.maxRangeDays - 1;
+      return { status: 'COMPLETED_WITH_WARNING', firstDay, lastDay: cut, nextDate: formatDay(cut + 1) };
+    }
+    return { status: 'COMPLETED', firstDay, lastDay };
+  }
+
+  return {
+    create(request) {
+      const now = deps.clock.now();
+      const record: OperationRecord = {
+        id: randomUUID(),
+        request,
+        createdAt: now,
+        outcome: settle(request, now),
+        downloadToken: randomBytes(24).toString('base64url'),
+      };
+      records.set(record.id, record);
+      return record;
+    },
+    get(id) {
+      return records.get(id);
+    },
+    view(record, downloadBase) {
+      const now = deps.clock.now();
+      const base = { operationId: record.id, operationType: record.request.type, createdAtTimestamp: record.createdAt };
+      const doneAt = record.createdAt + settings.runningMs;
+      if (now < doneAt) {
+        const elapsed = Math.max(0, now - record.createdAt);
+        const percent = Math.floor((100 * elapsed) / Math.max(1, settings.runningMs));
+        return {
+          ...base,
+          operationStatus: 'RUNNING',
+          message: `Transaction export in progress (${percent}%)`,
+          updatedAtTimestamp: record.createdAt + Math.floor(elapsed / PROGRESS_TICK_MS) * PROGRESS_TICK_MS,
+        };
+      }
+      const { outcome } = record;
+      const downloadUrl = `${downloadBase}${downloadPath(record)}`;
+      switch (outcome.status) {
+        case 'COMPLETED':
+          return {
+            ...base,
+            operationStatus: 'COMPLETED',
+            message: 'Transaction export completed',
+            metadata: { downloadUrl },
+            updatedAtTimestamp: doneAt,
+          };
+        case 'COMPLETED_WITH_WARNING':
+          return {
+            ...base,
+            operationStatus: 'COMPLETED_WITH_WARNING',
+            message: `The range exceeds ${settings.maxRangeDays} days: exported up to ${formatDay(outcome.lastDay)}; continue from nextDate`,
+            metadata: { code: 'WarnTruncatedExport', downloadUrl, nextDate: outcome.nextDate },
+            updatedAtTimestamp: doneAt,
+          };
+        case 'FAILED':
+          return {
+            ...base,
+            operationStatus: 'FAILED',
+            message: outcome.message,
+            metadata: { code: outcome.code },
+            updatedAtTimestamp: doneAt,
+          };
+        default: {
+          const never: never = outcome;
+          throw new Error(`unknown outcome ${JSON.stringify(never)}`);
+        }
+      }
+    },
+    downloadable(id, token) {
+      const record = records.get(id);
+      if (!record || record.downloadToken !== token) return undefined;
+      if (deps.clock.now() < record.createdAt + settings.runningMs) return undefined;
+      const { outcome } = record;
+      if (outcome.status === 'FAILED') return undefined;
+      return { record, firstDay: outcome.firstDay, lastDay: outcome.lastDay };
+    },
+  };
+}

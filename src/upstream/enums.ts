@@ -1,0 +1,67 @@
+/**
+ * Enums of the Data API parameters and responses, from spec/data-api.openapi.json.
+ * Networks and currencies live in endpoints.ts.
+ */
+
+export const sortOrders = ['asc', 'desc'] as const;
+export const transactionStatuses = ['failed', 'success'] as const;
+export const rewardTypes = ['VALIDATOR', 'DELEGATOR', 'VALIDATOR_FEE'] as const;
+export const assetTypes = ['secp256k1', 'nft'] as const;
+export const callTypes = ['NATIVE_TRANSFER', 'CONTRACT_CALL', 'CONTRACT_CREATION'] as const;
+export const operationStatuses = ['RUNNING', 'COMPLETED', 'COMPLETED_WITH_WARNING', 'FAILED'] as const;
+export const evmOperationTypes = ['TRANSACTION_EXPORT_EVM'] as const;
+export const primaryNetworkOperationTypes = [
+  'TRANSACTION_EXPORT_PRIMARY_NETWORK',
+  'TRANSACTION_EXPORT_PRIMARY_NETWORK_STAKING',
+  'TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE',
+] as const;
+export const operationTypes = [...primaryNetworkOperationTypes, ...evmOperationTypes] as const;
+export const operationStatusCodes = ['ErrInvalidRequest', 'ErrInternal', 'WarnTruncatedExport'] as const;
+/** Data API usage metrics: `timeInterval` (TimeIntervalGranularityExtended). */
+export const apiUsageTimeIntervals = ['minute', 'hourly', 'daily', 'weekly', 'monthly'] as const;
+/** Primary Network and Subnet RPC usage metrics: `timeInterval`. */
+export const rpcTimeIntervals = ['hourly', 'daily', 'weekly', 'monthly'] as const;
+export const apiUsageGroupBys = [
+  'requestPath',
+  'responseCode',
+  'chainId',
+  'apiKeyId',
+  'requestType',
+] as const;
+export const primaryNetworkRpcGroupBys = [
+  'rpcMethod',
+  'requestPath',
+  'responseCode',
+  'country',
+  'continent',
+  'userAgent',
+] as const;
+export const subnetRpcGroupBys = ['rpcMethod', 'responseCode', 'rlBypassToken'] as const;
+export const requestTypes = ['data', 'rpc'] as const;
+/** Primary Network chain aliases and blockchain ids accepted by `options.includeChains`. */
+export const primaryNetworkChains = [
+  '11111111111111111111111111111111LpoYY',
+  '2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM',
+  '2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm',
+  '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5',
+  'yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp',
+  'p-chain',
+  'x-chain',
+  'c-chain',
+] as const;
+
+export type SortOrder = (typeof sortOrders)[number];
+export type TransactionStatus = (typeof transactionStatuses)[number];
+export type RewardType = (typeof rewardTypes)[number];
+export type AssetType = (typeof assetTypes)[number];
+export type CallType = (typeof callTypes)[number];
+export type OperationStatus = (typeof operationStatuses)[number];
+export type OperationType = (typeof operationTypes)[number];
+export type OperationStatusCode = (typeof operationStatusCodes)[number];
+export type ApiUsageTimeInterval = (typeof apiUsageTimeIntervals)[number];
+export type RpcTimeInterval = (typeof rpcTimeIntervals)[number];
+export type ApiUsageGroupBy = (typeof apiUsageGroupBys)[number];
+export type PrimaryNetworkRpcGroupBy = (typeof primaryNetworkRpcGroupBys)[number];
+export type SubnetRpcGroupBy = (typeof subnetRpcGroupBys)[number];
+export type RequestType = (typeof requestTypes)[number];
+export type PrimaryNetworkChain = (typeof primaryNetworkChains)[number];

@@ -1,0 +1,98 @@
+/**
+ * The wire-level pieces of the request loop: the shared agent, the sleep, query strings, bounded body
+ * reads, and short descriptions of errors and schema issues.
+ */
+import { Agent, type Dispatcher } from 'undici';
+import type { z } from 'zod';
+
+export type QueryValue = string | number | readonly string[] | undefined;
+
+const MAX_ISSUES = 5;
+const ISSUES_LENGTH = 600;
+/** Query parameters whose values are credentials of a kind and stay out of events. */
+const SECRET_QUERY_PARAMS = new Set(['rlBypassApiToken']);
+
+let sharedAgent: Agent | undefined;
+/** One keep-alive agent for every client of the process, created on first use (nothing at import time). */
+export function sharedDispatcher(): Dispatcher {
+  sharedAgent ??= new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 32 });
+  return sharedAgent;
+}
+
+/** A sleep that ends early, rejecting with the signal's reason, when the signal aborts. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export function buildQuery(query: Record<string, QueryValue> | undefined, forDisplay: boolean): string {
+  const parts: string[] = [];
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value === undefined) continue;
+    const encoded =
+      forDisplay && SECRET_QUERY_PARAMS.has(name)
+        ? 'REDACTED'
+        : typeof value === 'object'
+          ? value.map((v) => encodeURIComponent(v)).join(',')
+          : encodeURIComponent(String(value));
+    parts.push(`${encodeURIComponent(name)}=${encoded}`);
+  }
+  return parts.length > 0 ? `?${parts.join('&')}` : '';
+}
+
+export class BodyTooLargeError extends Error {}
+
+export async function readBody(
+  body: Dispatcher.ResponseData['body'],
+  cap: number,
+  truncate: boolean,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (size + chunk.length > cap) {
+      body.destroy();
+      if (!truncate) throw new BodyTooLargeError();
+      chunks.push(chunk.subarray(0, cap - size));
+      break;
+    }
+    size += chunk.length;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const shown = issues
+    .slice(0, MAX_ISSUES)
+    .map((i) => `${i.path.length > 0 ? i.path.map(String).join('.') : '(root)'}: ${i.message}`);
+  if (issues.length > MAX_ISSUES) shown.push(`(+${issues.length - MAX_ISSUES} more)`);
+  const text = shown.join('; ');
+  return text.length > ISSUES_LENGTH ? `${text.slice(0, ISSUES_LENGTH)}…` : text;
+}
+
+export function header(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as { code?: unknown }).code;
+  const own =
+    typeof code === 'string' && !err.message.includes(code) ? `${code}: ${err.message}` : err.message;
+  // undici wraps socket errors; the root cause (ECONNRESET...) is the useful part.
+  return err.cause instanceof Error && err.cause.message !== err.message
+    ? `${own} (${describe(err.cause)})`
+    : own;
+}

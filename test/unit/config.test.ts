@@ -1,0 +1,220 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, describeConfig, loadConfig } from '../../src/config/index.js';
+import { addressProblem } from '../../src/config/identifiers.js';
+import { parseDuration } from '../../src/config/durations.js';
+import { demoAddress, demoCb58, demoFileConfig, demoNodeId } from '../../src/demo-config.js';
+import { tempDir } from '../support/tmp.js';
+
+let cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups) c();
+  cleanups = [];
+});
+
+function withFile(content: unknown, name = 'config.json') {
+  const { dir, cleanup } = tempDir();
+  cleanups.push(cleanup);
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return { dir, path };
+}
+
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+const rewards = (extra: Record<string, unknown>) => ({
+  jobs: { rewards: { schedule: '0 * * * *', addresses: [demoAddress('a')], ...extra } },
+});
+
+describe('config file validation', () => {
+  it.each([
+    {
+      name: 'an address without the network prefix',
+      file: rewards({ network: 'mainnet', addresses: [demoAddress('a', 'fuji')] }),
+      expected: [`jobs.rewards.addresses[0] = "${demoAddress('a', 'fuji')}"`, 'must start with "avax1"'],
+    },
+    {
+      name: 'an address with a typo',
+      file: rewards({ addresses: [`${demoAddress('a').slice(0, -1)}q`] }),
+      expected: ['jobs.rewards.addresses[0]', 'checksum'],
+    },
+    {
+      name: 'an unknown currency',
+      file: rewards({ currency: 'btc' }),
+      expected: ['jobs.rewards.currency = "btc"', 'usd'],
+    },
+    {
+      name: 'an unknown network',
+      file: rewards({ network: 'devnet' }),
+      expected: ['jobs.rewards.network = "devnet"', 'mainnet', 'fuji'],
+    },
+    {
+      name: 'rewards with neither addresses nor node ids',
+      file: { jobs: { rewards: { schedule: '0 * * * *' } } },
+      expected: ['jobs.rewards.addresses', 'at least one address or node id'],
+    },
+    {
+      name: 'a bad cron expression',
+      file: { jobs: { supply: { schedule: '61 * * * *' } } },
+      expected: ['jobs.supply.schedule = "61 * * * *"', 'cron'],
+    },
+    {
+      name: 'a page size of 0',
+      file: { jobs: { transactions: { schedule: '* * * * *', pageSize: 0 } } },
+      expected: ['jobs.transactions.pageSize = 0', '>=1'],
+    },
+    {
+      name: 'a page size over 100',
+      file: { jobs: { transactions: { schedule: '* * * * *', pageSize: 500 } } },
+      expected: ['jobs.transactions.pageSize = 500', '<=100'],
+    },
+    {
+      name: 'a misspelt key',
+      file: { jobs: { supply: { schedule: '* * * * *', schedul: 'x' } } },
+      expected: ['jobs.supply.schedul: unknown key'],
+    },
+    {
+      name: 'a bad node id',
+      file: rewards({ nodeIds: ['Node-123'] }),
+      expected: ['jobs.rewards.nodeIds[0] = "Node-123"', 'NodeID-'],
+    },
+    {
+      name: 'a bad signature transaction hash',
+      file: { jobs: { signatures: { schedule: '* * * * *', txHashes: ['0xabc'] } } },
+      expected: ['jobs.signatures.txHashes[0] = "0xabc"', 'cb58'],
+    },
+    {
+      name: 'an unknown usage-metrics group',
+      file: { jobs: { usageMetrics: { schedule: '0 * * * *', sources: [{ source: 'subnetRpc', groupBy: 'country' }] } } },
+      expected: ['jobs.usageMetrics.sources[0].groupBy = "country"', 'rpcMethod'],
+    },
+    {
+      name: 'a bad duration',
+      file: { jobs: { usageMetrics: { schedule: '0 * * * *', sources: [{ source: 'dataApi', lookback: 'a week' }] } } },
+      expected: ['jobs.usageMetrics.sources[0].lookback = "a week"', 'duration'],
+    },
+    {
+      name: 'an export with a non-EVM address',
+      file: {
+        jobs: {
+          exports: {
+            schedule: '0 2 * * *',
+            definitions: [{ name: 'x', type: 'TRANSACTION_EXPORT_EVM', addresses: ['avax1'], includeChains: ['43114'] }],
+          },
+        },
+      },
+      expected: ['jobs.exports.definitions[0].addresses[0] = "avax1"', '0x'],
+    },
+  ])('rejects $name, naming the key and the value', ({ file, expected }) => {
+    const { path } = withFile(file);
+    const err = configError(() => loadConfig({ env: {}, configPath: path }));
+    for (const fragment of expected) expect(err.message).toContain(fragment);
+  });
+
+  it('reports every problem at once', () => {
+    const { path } = withFile({
+      jobs: { supply: { schedule: 'often' }, transactions: { schedule: '* * * * *', pageSize: 0 } },
+    });
+    const err = configError(() => loadConfig({ env: {}, configPath: path }));
+    expect(err.problems).toHaveLength(2);
+  });
+
+  it('accepts the demo configuration and fills the documented defaults', () => {
+    const { path } = withFile(demoFileConfig());
+    const config = loadConfig({ env: {}, configPath: path });
+    expect(config.jobs.transactions?.pageSize).toBe(100);
+    expect(config.jobs.rewards?.currency).toBe('usd');
+    expect(config.jobs.rewards?.maxPages).toBe(50);
+    expect(config.jobs.usageMetrics?.sources[0]?.lookback).toBe(2 * 86_400_000);
+    expect(config.baseUrl).toBe('https://data-api.avax.network');
+    expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(config.metricsPort).toBe(9464);
+  });
+
+  it('reads YAML', () => {
+    const { path } = withFile(`jobs:\n  supply:\n    schedule: "*/5 * * * *"\n`, 'c.yaml');
+    expect(loadConfig({ env: {}, configPath: path }).jobs.supply?.schedule).toBe('*/5 * * * *');
+  });
+
+  it('names a config file that does not exist', () => {
+    const err = configError(() => loadConfig({ env: {}, configPath: '/nonexistent/glacier.yaml' }));
+    expect(err.message).toContain('/nonexistent/glacier.yaml');
+  });
+});
+
+describe('environment', () => {
+  it.each([
+    { env: { GLACIER_BASE_URL: 'ftp://x' }, expected: 'GLACIER_BASE_URL = "ftp://x"' },
+    { env: { METRICS_PORT: '70000' }, expected: 'METRICS_PORT = "70000"' },
+    { env: { LOG_LEVEL: 'loud' }, expected: 'LOG_LEVEL = "loud"' },
+    { env: { REDIS_URL: 'http://localhost' }, expected: 'REDIS_URL = "http://localhost"' },
+  ])('rejects $expected', ({ env, expected }) => {
+    const err = configError(() => loadConfig({ env, cwd: '/nonexistent' }));
+    expect(err.message).toContain(expected);
+  });
+
+  it('reads the key from GLACIER_API_KEY_FILE and never prints it', () => {
+    const { path } = withFile('secret-key-123\n', 'key');
+    const config = loadConfig({ env: { GLACIER_API_KEY_FILE: path }, cwd: '/nonexistent' });
+    expect(config.apiKey).toBe('secret-key-123');
+    expect(JSON.stringify(describeConfig(config))).not.toContain('secret-key-123');
+  });
+
+  it('names an unreadable key file', () => {
+    const err = configError(() => loadConfig({ env: { GLACIER_API_KEY_FILE: '/nonexistent/key' }, cwd: '/' }));
+    expect(err.message).toContain('GLACIER_API_KEY_FILE = "/nonexistent/key"');
+    expect(err.message).toContain('ENOENT');
+  });
+
+  it('masks the Redis password', () => {
+    const config = loadConfig({ env: { REDIS_URL: 'redis://user:hunter2@redis:6379' }, cwd: '/nonexistent' });
+    expect(JSON.stringify(describeConfig(config))).not.toContain('hunter2');
+  });
+});
+
+describe('identifiers', () => {
+  it.each([
+    [demoAddress('x'), 'mainnet', undefined],
+    [`P-${demoAddress('x')}`, 'mainnet', undefined],
+    [`X-${demoAddress('x', 'fuji')}`, 'fuji', undefined],
+    [demoAddress('x', 'fuji'), 'testnet', undefined],
+    [demoAddress('x'), 'fuji', 'must start with "fuji1"'],
+    ['avax1h2ccj9f5ay5acl6tyn9mwmw32p8wref8vl8ctg', 'mainnet', undefined],
+    ['avax1h2ccj9f5ay5acl6tyn9mwmw32p8wref8vl8ctq', 'mainnet', 'checksum'],
+    ['avax1abc', 'mainnet', 'must have 38 characters'],
+  ] as const)('%s on %s', (address, network, problem) => {
+    const found = addressProblem(address, network);
+    if (problem) expect(found).toContain(problem);
+    else expect(found).toBeUndefined();
+  });
+
+  it('makes valid node ids and tx hashes for the demo', () => {
+    expect(demoNodeId('n')).toMatch(/^NodeID-[1-9A-HJ-NP-Za-km-z]+$/);
+    expect(demoCb58('t')).toHaveLength(49);
+  });
+});
+
+describe('durations', () => {
+  it.each([
+    ['30s', 30_000],
+    ['5m', 300_000],
+    ['24h', 86_400_000],
+    ['7d', 604_800_000],
+    ['250ms', 250],
+    ['1500', 1500],
+    [42, 42],
+    ['soon', undefined],
+    ['-5s', undefined],
+  ] as const)('%s → %s', (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+});
