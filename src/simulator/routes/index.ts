@@ -1,0 +1,21 @@
+/** Handler of each route (see router.ts for the paths). */
+import type { Handler } from '../context.js';
+import type { RouteName } from '../router.js';
+import { createExport, download, getOperation } from './operations.js';
+import { listRewards } from './rewards.js';
+import { getAggregatedSignatures, getSupply } from './simple.js';
+import { listTransactions } from './transactions.js';
+import { getApiUsageMetrics, getPrimaryNetworkRpcUsageMetrics, getSubnetRpcUsageMetrics } from './usage.js';
+
+export const handlers: Readonly<Record<RouteName, Handler>> = {
+  supply: getSupply,
+  transactions: listTransactions,
+  rewards: listRewards,
+  apiUsageMetrics: getApiUsageMetrics,
+  primaryNetworkRpcUsageMetrics: getPrimaryNetworkRpcUsageMetrics,
+  subnetRpcUsageMetrics: getSubnetRpcUsageMetrics,
+  signatures: getAggregatedSignatures,
+  createExport,
+  getOperation,
+  download,
+};
