@@ -28,16 +28,16 @@ export interface Plan {
 
 /** Average runs per day of a cron expression, over a whole year (day-of-month/week rules included). */
 export function runsPerDay(expression: string): number {
-  const f = cron.parse(expression) as unknown as Record<'second' | 'minute' | 'hour' | 'dayOfMonth' | 'month' | 'weekday', number[]>;
+  const f = cron.parse(expression) as unknown as Record<'second' | 'minute' | 'hour' | 'dayOfMonth' | 'month' | 'dayOfWeek', number[]>;
   const perDay = f.second.length * f.minute.length * f.hour.length;
   const domRestricted = f.dayOfMonth.length < 31;
-  const dowRestricted = new Set(f.weekday.map((d) => d % 7)).size < 7;
+  const dowRestricted = new Set(f.dayOfWeek.map((d) => d % 7)).size < 7;
   let days = 0;
   const start = Date.UTC(2025, 0, 1);
   for (let i = 0; i < 365; i++) {
     const d = new Date(start + i * 86_400_000);
     const dom = f.dayOfMonth.includes(d.getUTCDate());
-    const dow = f.weekday.some((w) => w % 7 === d.getUTCDay());
+    const dow = f.dayOfWeek.some((w) => w % 7 === d.getUTCDay());
     const month = f.month.includes(d.getUTCMonth() + 1);
     // cron: when both day fields are restricted, either may match.
     const day = domRestricted && dowRestricted ? dom || dow : dom && dow;

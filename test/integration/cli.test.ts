@@ -1,0 +1,76 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { demoAddress, demoFileConfig } from '../../src/demo-config.js';
+import { runCli } from '../support/cli.js';
+import { tempDir } from '../support/tmp.js';
+
+let cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+function configFile(content: unknown): { path: string; dir: string } {
+  const { dir, cleanup } = tempDir();
+  cleanups.push(cleanup);
+  const path = join(dir, 'glacier.json');
+  writeFileSync(path, JSON.stringify(content));
+  return { path, dir };
+}
+
+describe('glacier-collector CLI', () => {
+  it('--help lists the commands', async () => {
+    const r = await runCli(['--help']);
+    expect(r.code).toBe(0);
+    for (const cmd of ['run', 'migrate', 'config', 'plan', 'simulator', 'demo']) expect(r.stdout).toContain(cmd);
+  });
+
+  it('stops with exit code 2 and names the key and value of an invalid config', async () => {
+    const { path } = configFile({
+      jobs: { rewards: { schedule: '0 * * * *', network: 'mainnet', addresses: [demoAddress('x', 'fuji')] } },
+    });
+    const r = await runCli(['config', 'check', '-c', path]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`jobs.rewards.addresses[0] = "${demoAddress('x', 'fuji')}"`);
+    expect(r.stderr).toContain('must start with "avax1"');
+  });
+
+  it('config check prints the effective config with the key masked', async () => {
+    const { path } = configFile(demoFileConfig());
+    const r = await runCli(['config', 'check', '-c', path], { GLACIER_API_KEY: 'sk-very-secret-key' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain('sk-very-secret-key');
+    expect(JSON.parse(r.stdout).jobs.transactions.pageSize).toBe(100);
+  });
+
+  it('plan prints compute units per job against a tier', async () => {
+    const { path } = configFile(demoFileConfig());
+    const r = await runCli(['plan', '--tier', 'Free', '-c', path]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/transactions\s+\* \* \* \* \*\s+1440/);
+    expect(r.stdout).toContain('tier Free');
+  });
+
+  it('plan rejects an unknown tier', async () => {
+    const r = await runCli(['plan', '--tier', 'Platinum']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('Platinum');
+  });
+
+  it('run refuses an unknown job and a job that is not configured', async () => {
+    const unknown = await runCli(['run', 'everything']);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('unknown job "everything"');
+    const { path, dir } = configFile({ jobs: {} });
+    const missing = await runCli(['run', 'supply', '-c', path], { DATABASE_PATH: join(dir, 'x.db') });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('jobs.supply: not configured');
+  });
+
+  it('migrate creates the database', async () => {
+    const { dir } = configFile({});
+    const r = await runCli(['migrate'], { DATABASE_PATH: join(dir, 'db', 'glacier.db') });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('up to date');
+  });
+});

@@ -1,0 +1,152 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/index.js';
+import { readCursor } from '../../src/store/index.js';
+import { type NewestFirstCursor, syncNewestFirst } from '../../src/sync/newest-first.js';
+import { type Page, UpstreamHttpError } from '../../src/upstream/index.js';
+import { testStore } from '../support/store.js';
+
+/**
+ * The incremental walk against a list that grows on top, with a real SQLite file. Items are numbers:
+ * the id is the number, the timestamp too; the list is served newest first in pages of 3, with
+ * tokens that remember an offset from the bottom (stable while items arrive on top, like the API).
+ */
+function feed() {
+  let newest = 0;
+  const tokens = new Map<string, number>();
+  const valid = new Set<string>();
+  let requests = 0;
+  return {
+    add(n: number) {
+      newest += n;
+    },
+    expireTokens() {
+      valid.clear();
+    },
+    get requests() {
+      return requests;
+    },
+    fetchPage: async (token: string | undefined): Promise<Page<number>> => {
+      requests++;
+      let top = newest;
+      if (token !== undefined) {
+        if (!valid.has(token)) {
+          throw new UpstreamHttpError({ method: 'GET', path: '/x', status: 400, retryable: false });
+        }
+        top = tokens.get(token)!;
+      }
+      const items: number[] = [];
+      for (let i = top; i > 0 && items.length < 3; i--) items.push(i);
+      const last = items.at(-1);
+      if (last === undefined || last === 1) return { items };
+      const next = `t${requests}`;
+      tokens.set(next, last - 1);
+      valid.add(next);
+      return { items, nextPageToken: next };
+    },
+  };
+}
+
+function run(store: Store, f: ReturnType<typeof feed>, opts: { maxPages?: number; backfill?: boolean; crashAfter?: number } = {}) {
+  let writes = 0;
+  return syncNewestFirst<number>({
+    store,
+    job: 'test',
+    scope: 's',
+    fetchPage: f.fetchPage,
+    mark: (n) => ({ ts: n, id: String(n) }),
+    reached: (n, m) => n <= m.ts,
+    write: (items) => {
+      if (opts.crashAfter !== undefined && writes === opts.crashAfter) throw new Error('crash');
+      writes++;
+      const stmt = store.sqlite.prepare('INSERT OR IGNORE INTO t (n) VALUES (?)');
+      let written = 0;
+      for (const n of items) written += stmt.run(n).changes;
+      return written;
+    },
+    maxPages: opts.maxPages ?? 100,
+    backfill: opts.backfill ?? true,
+    now: () => '2025-01-01T00:00:00.000Z',
+  });
+}
+
+const stored = (store: Store) =>
+  (store.sqlite.prepare('SELECT n FROM t ORDER BY n').all() as { n: number }[]).map((r) => r.n);
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+let cleanup: () => void = () => {};
+afterEach(() => cleanup());
+
+function setup() {
+  const t = testStore();
+  cleanup = t.cleanup;
+  t.store.sqlite.exec('CREATE TABLE t (n INTEGER PRIMARY KEY)');
+  return t.store;
+}
+
+describe('newest-first incremental sync', () => {
+  it('reads everything once, then only what arrived on top, with one request when nothing is new', async () => {
+    const store = setup();
+    const f = feed();
+    f.add(10);
+    expect((await run(store, f)).rowsWritten).toBe(10);
+    expect(stored(store)).toEqual(range(1, 10));
+    const before = f.requests;
+    expect((await run(store, f)).rowsWritten).toBe(0);
+    expect(f.requests - before).toBe(1);
+    f.add(4);
+    expect((await run(store, f)).rowsWritten).toBe(4);
+    expect(stored(store)).toEqual(range(1, 14));
+  });
+
+  it('resumes after a crash from the page after the last committed one, losing nothing', async () => {
+    const store = setup();
+    const f = feed();
+    f.add(12);
+    await expect(run(store, f, { crashAfter: 2 })).rejects.toThrow('crash');
+    expect(stored(store)).toEqual(range(7, 12));
+    const cursor = readCursor<NewestFirstCursor>(store, 'test', 's');
+    expect(cursor?.pending).toBeDefined();
+    f.add(2); // items arrive while the collector is down
+    await run(store, f);
+    expect(stored(store)).toEqual(range(1, 14));
+    expect(readCursor<NewestFirstCursor>(store, 'test', 's')).toEqual({ highWater: { ts: 14, id: '14' } });
+  });
+
+  it('a maxPages stop continues on the next run instead of leaving a gap', async () => {
+    const store = setup();
+    const f = feed();
+    f.add(3);
+    await run(store, f);
+    f.add(15); // 5 pages of new items above the mark
+    const first = await run(store, f, { maxPages: 2 });
+    expect(first.complete).toBe(false);
+    expect(stored(store)).toEqual([...range(1, 3), ...range(13, 18)]);
+    await run(store, f, { maxPages: 2 });
+    await run(store, f, { maxPages: 2 });
+    expect(stored(store)).toEqual(range(1, 18));
+  });
+
+  it('an expired pending token restarts the segment from the top, down to the same mark', async () => {
+    const store = setup();
+    const f = feed();
+    f.add(3);
+    await run(store, f);
+    f.add(9);
+    await run(store, f, { maxPages: 1 });
+    f.expireTokens();
+    f.add(1);
+    await run(store, f);
+    expect(stored(store)).toEqual(range(1, 13));
+  });
+
+  it('without backfill, the first run takes maxPages and starts from there', async () => {
+    const store = setup();
+    const f = feed();
+    f.add(30);
+    await run(store, f, { maxPages: 2, backfill: false });
+    expect(stored(store)).toEqual(range(25, 30));
+    f.add(2);
+    await run(store, f, { maxPages: 2, backfill: false });
+    expect(stored(store)).toEqual(range(25, 32));
+  });
+});

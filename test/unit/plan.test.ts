@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { fileConfigSchema, loadConfig } from '../../src/config/index.js';
+import { demoAddress } from '../../src/demo-config.js';
+import { buildPlan, runsPerDay } from '../../src/plan.js';
+import { batchIds, MAX_REWARDS_URL_LENGTH } from '../../jobs/rewards.js';
+
+describe('runsPerDay', () => {
+  it.each([
+    ['* * * * *', 1440],
+    ['*/5 * * * *', 288],
+    ['0 * * * *', 24],
+    ['0 2 * * *', 1],
+    ['*/30 * * * * *', 2880],
+    ['0 0 * * 1', 52 / 365],
+    ['0 0 1 * *', 12 / 365],
+  ])('%s runs %d times a day', (expr, expected) => {
+    expect(runsPerDay(expr)).toBeCloseTo(expected, 1);
+  });
+});
+
+describe('rewards batching', () => {
+  it('1,000 addresses make a dozen requests, each within the URL budget', () => {
+    const addresses = Array.from({ length: 1000 }, (_, i) => demoAddress(`a${i}`));
+    const batches = batchIds(addresses);
+    expect(batches.length).toBeLessThanOrEqual(13);
+    expect(batches.flat()).toEqual(addresses);
+    for (const b of batches) expect(encodeURIComponent(b.join(',')).length).toBeLessThan(MAX_REWARDS_URL_LENGTH);
+  });
+
+  it('drops duplicates and keeps the order, so appending only changes the last batch', () => {
+    const a = Array.from({ length: 200 }, (_, i) => demoAddress(`a${i}`));
+    const before = batchIds(a);
+    const after = batchIds([...a, a[0]!, demoAddress('new')]);
+    expect(after.slice(0, -1)).toEqual(before.slice(0, -1));
+  });
+});
+
+describe('plan', () => {
+  const config = (jobs: unknown) => ({ ...loadConfig({ env: {}, cwd: '/nonexistent' }), ...fileConfigSchema.parse({ jobs }) });
+
+  it('adds up compute units per day per job', () => {
+    const plan = buildPlan(
+      config({
+        supply: { schedule: '* * * * *' },
+        transactions: { schedule: '* * * * *', networks: ['mainnet', 'fuji'], maxPages: 5 },
+        rewards: { schedule: '0 * * * *', addresses: [demoAddress('x')] },
+      }),
+      'Free',
+    );
+    const byJob = Object.fromEntries(plan.jobs.map((p) => [p.job, p]));
+    expect(byJob.supply?.computeUnitsPerDay.steady).toBe(1440);
+    expect(byJob.transactions?.computeUnitsPerDay).toEqual({ steady: 1440 * 2 * 20, worst: 1440 * 2 * 5 * 20 });
+    expect(byJob.rewards?.computeUnitsPerDay.steady).toBe(24 * 100);
+    expect(plan.total.steady).toBe(1440 + 57_600 + 2_400);
+    expect(plan.warnings).toEqual([]);
+  });
+
+  it('warns when the schedules exceed the tier', () => {
+    const plan = buildPlan(
+      config({
+        usageMetrics: { schedule: '*/5 * * * * *', sources: [{ source: 'dataApi' }] },
+      }),
+      'Free',
+    );
+    expect(plan.total.steady).toBe(17_280 * 200);
+    expect(plan.warnings.join('\n')).toMatch(/worst case|steady state/);
+  });
+});
