@@ -36,10 +36,24 @@ export const evmColumns = [
   'methodName',
 ] as const;
 
-export const primaryNetworkColumns = ['txHash', 'chain', 'txType', 'blockTimestamp', 'addresses', 'amount', 'assetId'] as const;
+export const primaryNetworkColumns = [
+  'txHash',
+  'chain',
+  'txType',
+  'blockTimestamp',
+  'addresses',
+  'amount',
+  'assetId',
+] as const;
 
 const primaryTxTypes: Readonly<Record<string, readonly string[]>> = {
-  TRANSACTION_EXPORT_PRIMARY_NETWORK: ['BaseTx', 'ImportTx', 'ExportTx', 'AddPermissionlessDelegatorTx', 'RewardValidatorTx'],
+  TRANSACTION_EXPORT_PRIMARY_NETWORK: [
+    'BaseTx',
+    'ImportTx',
+    'ExportTx',
+    'AddPermissionlessDelegatorTx',
+    'RewardValidatorTx',
+  ],
   TRANSACTION_EXPORT_PRIMARY_NETWORK_STAKING: [
     'AddPermissionlessDelegatorTx',
     'AddPermissionlessValidatorTx',
@@ -56,7 +70,9 @@ export function columnsOf(request: ExportRequest): readonly string[] {
 
 /** A key that ties rows to what was asked, not to the operation: the same request exports the same rows. */
 function requestKey(request: ExportRequest): number {
-  return hashString(JSON.stringify([request.type, request.addresses, request.cChainEvmAddresses, request.includeChains]));
+  return hashString(
+    JSON.stringify([request.type, request.addresses, request.cChainEvmAddresses, request.includeChains]),
+  );
 }
 
 function chainInfo(chainId: string): ChainInfo {
@@ -64,13 +80,20 @@ function chainInfo(chainId: string): ChainInfo {
 }
 
 /** Row `r` of day `day` (days since the epoch). */
-export function exportRow(seed: number, request: ExportRequest, rowsPerDay: number, day: number, r: number): CsvRow {
+export function exportRow(
+  seed: number,
+  request: ExportRequest,
+  rowsPerDay: number,
+  day: number,
+  r: number,
+): CsvRow {
   const key = requestKey(request);
   const timeMs = day * DAY_MS + Math.floor((r * DAY_MS) / rowsPerDay);
   const chains = request.includeChains.length > 0 ? request.includeChains : ['43114'];
   const chainId = chains[r % chains.length] as string;
   if (request.type === 'TRANSACTION_EXPORT_EVM') {
-    const address = request.addresses.length > 0 ? request.addresses[r % request.addresses.length] : undefined;
+    const address =
+      request.addresses.length > 0 ? request.addresses[r % request.addresses.length] : undefined;
     const tx = buildTransaction({
       seed,
       key: `export:${key}:${day}:${r}`,

@@ -36,8 +36,10 @@ export const primaryNetworkChains = [
   'c-chain',
 ] as const;
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isStringArray = (v: unknown): v is string[] =>
+  Array.isArray(v) && v.every((x) => typeof x === 'string');
 
 export function parseExportRequest(body: unknown): ExportRequest {
   if (!isRecord(body)) throw badRequest(['body must be a JSON object']);
@@ -61,12 +63,14 @@ export function parseExportRequest(body: unknown): ExportRequest {
   else {
     const { addresses, includeChains, cChainEvmAddresses } = options;
     if (evm && addresses === undefined) messages.push('options.addresses should not be empty');
-    if (addresses !== undefined && !isStringArray(addresses)) messages.push('options.addresses must be an array of strings');
+    if (addresses !== undefined && !isStringArray(addresses))
+      messages.push('options.addresses must be an array of strings');
     if (cChainEvmAddresses !== undefined && !isStringArray(cChainEvmAddresses)) {
       messages.push('options.cChainEvmAddresses must be an array of strings');
     }
     if (includeChains === undefined) messages.push('options.includeChains should not be empty');
-    else if (!isStringArray(includeChains)) messages.push('options.includeChains must be an array of strings');
+    else if (!isStringArray(includeChains))
+      messages.push('options.includeChains must be an array of strings');
     else if (evm && includeChains.some((c) => !/^\d+$/.test(c))) {
       messages.push('each value in options.includeChains must be an EVM chain id (a decimal string)');
     } else if (!evm && includeChains.some((c) => !(primaryNetworkChains as readonly string[]).includes(c))) {
@@ -86,6 +90,7 @@ export function parseExportRequest(body: unknown): ExportRequest {
   const lastDate = dates['lastDate'] ?? dates['endDate'];
   if (firstDate !== undefined) request.firstDate = firstDate;
   if (lastDate !== undefined) request.lastDate = lastDate;
-  if (opts['cChainEvmAddresses'] !== undefined) request.cChainEvmAddresses = opts['cChainEvmAddresses'] as string[];
+  if (opts['cChainEvmAddresses'] !== undefined)
+    request.cChainEvmAddresses = opts['cChainEvmAddresses'] as string[];
   return request;
 }

@@ -34,7 +34,11 @@ export interface ExportSettings {
 type Outcome =
   | { status: 'COMPLETED'; firstDay: number; lastDay: number }
   | { status: 'COMPLETED_WITH_WARNING'; firstDay: number; lastDay: number; nextDate: string }
-  | { status: 'FAILED'; code: Extract<OperationStatusCode, 'ErrInvalidRequest' | 'ErrInternal'>; message: string };
+  | {
+      status: 'FAILED';
+      code: Extract<OperationStatusCode, 'ErrInvalidRequest' | 'ErrInternal'>;
+      message: string;
+    };
 
 export interface OperationRecord {
   id: string;
@@ -84,7 +88,11 @@ export function createOperationStore(deps: { clock: Clock; settings: ExportSetti
     const lastText = request.lastDate;
     const lastDay = lastText === undefined ? Math.floor(now / DAY_MS) : parseDay(lastText);
     if (lastDay === undefined) {
-      return { status: 'FAILED', code: 'ErrInvalidRequest', message: `Invalid lastDate '${lastText}': expected YYYY-MM-DD` };
+      return {
+        status: 'FAILED',
+        code: 'ErrInvalidRequest',
+        message: `Invalid lastDate '${lastText}': expected YYYY-MM-DD`,
+      };
     }
     const firstDay = firstText === undefined ? lastDay - (DEFAULT_RANGE_DAYS - 1) : parseDay(firstText);
     if (firstDay === undefined) {
@@ -99,7 +107,11 @@ export function createOperationStore(deps: { clock: Clock; settings: ExportSetti
     }
     const addresses = [...request.addresses, ...(request.cChainEvmAddresses ?? [])];
     if (addresses.some((a) => a.toLowerCase().includes(INTERNAL_ERROR_MARKER))) {
-      return { status: 'FAILED', code: 'ErrInternal', message: 'Internal error while exporting transactions' };
+      return {
+        status: 'FAILED',
+        code: 'ErrInternal',
+        message: 'Internal error while exporting transactions',
+      };
     }
     if (lastDay - firstDay + 1 > settings.maxRangeDays) {
       const cut = firstDay + settings.maxRangeDays - 1;
@@ -126,7 +138,11 @@ export function createOperationStore(deps: { clock: Clock; settings: ExportSetti
     },
     view(record, downloadBase) {
       const now = deps.clock.now();
-      const base = { operationId: record.id, operationType: record.request.type, createdAtTimestamp: record.createdAt };
+      const base = {
+        operationId: record.id,
+        operationType: record.request.type,
+        createdAtTimestamp: record.createdAt,
+      };
       const doneAt = record.createdAt + settings.runningMs;
       if (now < doneAt) {
         const elapsed = Math.max(0, now - record.createdAt);

@@ -3,8 +3,9 @@
  * has its own RNG stream seeded from the fault seed, and every request takes the same number of draws
  * whatever the outcome, so a run replays identically for the same sequence of requests.
  */
-import { hashString, mulberry32, type Rng } from './ids.js';
+
 import type { EndpointFaults, FaultConfig, FaultEndpoint, FaultStep } from './faults.js';
+import { hashString, mulberry32, type Rng } from './ids.js';
 
 export type FaultAction = 'none' | 'reset' | 'status' | 'truncate' | 'malformed' | 'extraFields';
 
@@ -42,7 +43,11 @@ export function createFaultEngine(initial: FaultConfig | undefined, fallbackSeed
   function state(endpoint: FaultEndpoint): EndpointState {
     let s = states.get(endpoint);
     if (!s) {
-      s = { rng: mulberry32((config.seed ?? fallbackSeed) ^ hashString(endpoint)), planIndex: 0, burstRemaining: 0 };
+      s = {
+        rng: mulberry32((config.seed ?? fallbackSeed) ^ hashString(endpoint)),
+        planIndex: 0,
+        burstRemaining: 0,
+      };
       states.set(endpoint, s);
     }
     return s;
@@ -74,10 +79,21 @@ export function createFaultEngine(initial: FaultConfig | undefined, fallbackSeed
     decide(endpoint) {
       const f = settings(endpoint);
       const s = state(endpoint);
-      const [dReset, dLimit, dError, dStatus, dLatency, dBody] = [s.rng(), s.rng(), s.rng(), s.rng(), s.rng(), s.rng()];
+      const [dReset, dLimit, dError, dStatus, dLatency, dBody] = [
+        s.rng(),
+        s.rng(),
+        s.rng(),
+        s.rng(),
+        s.rng(),
+        s.rng(),
+      ];
       const range = f.latencyMs;
       const latencyMs =
-        range === undefined ? 0 : typeof range === 'number' ? range : range[0] + Math.floor(dLatency * (range[1] - range[0] + 1));
+        range === undefined
+          ? 0
+          : typeof range === 'number'
+            ? range
+            : range[0] + Math.floor(dLatency * (range[1] - range[0] + 1));
 
       const step = f.plan?.[s.planIndex];
       if (step) {

@@ -85,7 +85,10 @@ const endpointFaultsSchema = z.strictObject({
   retryAfterSeconds: z.number().int().min(0).optional(),
   latencyMs: z
     .union([ms, z.tuple([ms, ms])])
-    .refine((v) => typeof v === 'number' || v[0] <= v[1], 'latencyMs range must be [min, max] with min <= max')
+    .refine(
+      (v) => typeof v === 'number' || v[0] <= v[1],
+      'latencyMs range must be [min, max] with min <= max',
+    )
     .optional(),
   resetRate: share.optional(),
   truncateRate: share.optional(),

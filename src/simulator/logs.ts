@@ -17,7 +17,10 @@ export interface SimRequestLog {
   at: number;
 }
 
-export type UsageMetricsEndpoint = 'apiUsageMetrics' | 'primaryNetworkRpcUsageMetrics' | 'subnetRpcUsageMetrics';
+export type UsageMetricsEndpoint =
+  | 'apiUsageMetrics'
+  | 'primaryNetworkRpcUsageMetrics'
+  | 'subnetRpcUsageMetrics';
 
 /**
  * Success bodies sent, before fault mutation. Bodies the client could not use (the truncate and
@@ -34,7 +37,15 @@ export interface ServedLog {
 }
 
 export function createServedLog(): ServedLog {
-  return { supply: [], transactions: [], rewards: [], usageMetrics: [], signatures: [], operations: [], downloads: [] };
+  return {
+    supply: [],
+    transactions: [],
+    rewards: [],
+    usageMetrics: [],
+    signatures: [],
+    operations: [],
+    downloads: [],
+  };
 }
 
 /**

@@ -78,7 +78,12 @@ export function createSimServer(deps: SimServerDeps): SimServer {
     });
   }
 
-  function sendJson(res: ServerResponse, status: number, payload: string, headers: Record<string, string>): void {
+  function sendJson(
+    res: ServerResponse,
+    status: number,
+    payload: string,
+    headers: Record<string, string>,
+  ): void {
     res.writeHead(status, {
       ...headers,
       'content-type': 'application/json; charset=utf-8',
@@ -126,16 +131,26 @@ export function createSimServer(deps: SimServerDeps): SimServer {
     }
 
     const identity = auth.identify(apiKey);
-    const sendError = (status: number, message: string | string[], extra: Record<string, string> = {}): void => {
+    const sendError = (
+      status: number,
+      message: string | string[],
+      extra: Record<string, string> = {},
+    ): void => {
       entry.status = status;
       const headers = hadApiKey ? { ...auth.headers(identity.account), ...extra } : extra;
-      sendJson(res, status, JSON.stringify({ message, statusCode: status, error: reasonPhrase(status) }), headers);
+      sendJson(
+        res,
+        status,
+        JSON.stringify({ message, statusCode: status, error: reasonPhrase(status) }),
+        headers,
+      );
     };
 
     if (decision.action === 'status') {
       const status = decision.status ?? 500;
       const wait = String(decision.retryAfterSeconds ?? 1);
-      const extra: Record<string, string> = status === 429 ? { 'retry-after': wait, 'ratelimit-reset': wait } : {};
+      const extra: Record<string, string> =
+        status === 429 ? { 'retry-after': wait, 'ratelimit-reset': wait } : {};
       return sendError(status, `${reasonPhrase(status)} (injected fault)`, extra);
     }
     if (!match) return sendError(404, `Cannot ${method} ${path}`);
@@ -165,7 +180,8 @@ export function createSimServer(deps: SimServerDeps): SimServer {
     try {
       result = handlers[match.route](ctx, { params: match.params, query, body, account: identity.account });
     } catch (error) {
-      if (error instanceof HttpError) return sendError(error.status, error.body.message, { ...error.headers });
+      if (error instanceof HttpError)
+        return sendError(error.status, error.body.message, { ...error.headers });
       deps.onError?.(error);
       return sendError(500, 'Internal server error');
     }
@@ -185,8 +201,6 @@ export function createSimServer(deps: SimServerDeps): SimServer {
         payload = JSON.stringify(addExtraFields(result.body));
         break;
       case 'none':
-      case 'reset':
-      case 'status':
         payload = JSON.stringify(result.body);
         break;
       default: {
@@ -245,7 +259,9 @@ export function createSimServer(deps: SimServerDeps): SimServer {
       deps.onError?.(error);
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-        res.end(JSON.stringify({ message: 'Internal server error', statusCode: 500, error: reasonPhrase(500) }));
+        res.end(
+          JSON.stringify({ message: 'Internal server error', statusCode: 500, error: reasonPhrase(500) }),
+        );
       } else res.destroy();
     });
   });

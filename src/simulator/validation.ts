@@ -24,7 +24,8 @@ export function createChecker(): Checker {
     oneOf(name, raw, values) {
       if (raw === undefined) return undefined;
       const found = values.find((v) => v === raw);
-      if (found === undefined) messages.push(`${name} must be one of the following values: ${values.join(', ')}`);
+      if (found === undefined)
+        messages.push(`${name} must be one of the following values: ${values.join(', ')}`);
       return found;
     },
     integer(name, raw, min, max) {
@@ -63,7 +64,11 @@ export function checkPageSize(check: Checker, raw: string | undefined): number {
   return check.integer('pageSize', raw, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
 }
 
-export function checkNetwork(check: Checker, raw: string | undefined, required: boolean): Network | undefined {
+export function checkNetwork(
+  check: Checker,
+  raw: string | undefined,
+  required: boolean,
+): Network | undefined {
   if (raw === undefined || raw === '') {
     if (required) check.add(`network must be one of the following values: ${networks.join(', ')}`);
     return undefined;

@@ -1,5 +1,5 @@
 /** Export operations: creation, status, and the download of the finished file. */
-import { json, type Handler } from '../context.js';
+import { type Handler, json } from '../context.js';
 import { parseExportRequest } from '../export-request.js';
 import { notFound } from '../http.js';
 

@@ -1,6 +1,6 @@
 /** GET /v1/networks/{network}/rewards: historical rewards of addresses and/or node ids. */
 import { type Currency, currencies, type Network } from '../../upstream/endpoints.js';
-import { json, type Handler } from '../context.js';
+import { type Handler, json } from '../context.js';
 import type { RewardSubject } from '../data/rewards.js';
 import { BASE58_ALPHABET } from '../ids.js';
 import type { ListHistoricalRewardsResponse } from '../types.js';

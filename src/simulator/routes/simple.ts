@@ -1,5 +1,5 @@
 /** The small endpoints: AVAX supply and aggregated signatures. */
-import { json, type Handler } from '../context.js';
+import { type Handler, json } from '../context.js';
 import { hasSignature, signedMessage } from '../data/signatures.js';
 import { notFound } from '../http.js';
 import { isCb58Like } from '../ids.js';

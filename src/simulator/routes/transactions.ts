@@ -1,5 +1,5 @@
 /** GET /v1/transactions: the latest transactions of a network's EVM chains, newest first. */
-import { json, type Handler } from '../context.js';
+import { type Handler, json } from '../context.js';
 import type { ListNativeTransactionsResponse } from '../types.js';
 import { checkNetwork, checkPageSize, createChecker, networkGroup } from '../validation.js';
 
@@ -16,7 +16,9 @@ export const listTransactions: Handler = (ctx, req) => {
   const group = networkGroup(network ?? 'mainnet');
   const filterKey = JSON.stringify([group, status ?? null]);
   const token = req.query['pageToken'];
-  const before = token ? ctx.txTokens.resolve(token, 'transactions', filterKey) : ctx.transactions.countAt(ctx.clock.now());
+  const before = token
+    ? ctx.txTokens.resolve(token, 'transactions', filterKey)
+    : ctx.transactions.countAt(ctx.clock.now());
   const page = ctx.transactions.page(status ? { group, status } : { group }, before, pageSize);
 
   const body: ListNativeTransactionsResponse = { transactions: page.items };

@@ -5,7 +5,7 @@
  * the range covers whole days, from the start day through the end day; buckets never start after now.
  */
 import { networks } from '../../upstream/endpoints.js';
-import { json, type Handler, type RouteRequest, type SimContext } from '../context.js';
+import { type Handler, json, type RouteRequest, type SimContext } from '../context.js';
 import {
   aggregateDurations,
   buildMetrics,
@@ -56,12 +56,14 @@ function usageHandler(endpoint: UsageEndpoint): Handler {
   return (ctx: SimContext, req: RouteRequest) => {
     const q = req.query;
     const check = createChecker();
-    const network = endpoint === 'primaryNetworkRpcUsageMetrics' ? checkNetwork(check, q['network'], true) : undefined;
+    const network =
+      endpoint === 'primaryNetworkRpcUsageMetrics' ? checkNetwork(check, q['network'], true) : undefined;
     const interval = check.oneOf('timeInterval', q['timeInterval'], spec.intervals) ?? 'daily';
     const groupBy = check.oneOf('groupBy', q['groupBy'], spec.groupBy);
     const start = check.integer('startTimestamp', q['startTimestamp'], 0);
     const end = check.integer('endTimestamp', q['endTimestamp'], 0);
-    if (endpoint === 'apiUsageMetrics') check.oneOf('requestType', q['requestType'], ['data', 'rpc'] as const);
+    if (endpoint === 'apiUsageMetrics')
+      check.oneOf('requestType', q['requestType'], ['data', 'rpc'] as const);
     if (start !== undefined && end !== undefined && floorDay(start) > floorDay(end)) {
       check.add('startTimestamp must not be after endTimestamp');
     }
@@ -79,10 +81,13 @@ function usageHandler(endpoint: UsageEndpoint): Handler {
 
     const nowSec = Math.floor(ctx.clock.now() / 1000);
     const toSec = end !== undefined ? floorDay(end) + DAY - 1 : nowSec;
-    const fromSec = start !== undefined ? floorDay(start) : Math.min(toSec + 1, nowSec) - defaultSpanSeconds[interval];
+    const fromSec =
+      start !== undefined ? floorDay(start) : Math.min(toSec + 1, nowSec) - defaultSpanSeconds[interval];
     const buckets = planBuckets(fromSec, toSec, nowSec, interval);
     if (buckets.length > MAX_BUCKETS) {
-      throw badRequest([`The range holds ${buckets.length} ${interval} buckets; at most ${MAX_BUCKETS} are served`]);
+      throw badRequest([
+        `The range holds ${buckets.length} ${interval} buckets; at most ${MAX_BUCKETS} are served`,
+      ]);
     }
     const filters: Record<string, string> = {};
     for (const name of spec.filters) {
@@ -91,7 +96,8 @@ function usageHandler(endpoint: UsageEndpoint): Handler {
     }
     const group = networkGroup(network ?? networks[0]);
     const chainId = q['chainId'] || 'all';
-    const scope = endpoint === 'primaryNetworkRpcUsageMetrics' ? group : endpoint === 'apiUsageMetrics' ? orgId : chainId;
+    const scope =
+      endpoint === 'primaryNetworkRpcUsageMetrics' ? group : endpoint === 'apiUsageMetrics' ? orgId : chainId;
     const metrics = buildMetrics(ctx.seed, { endpoint, scope, interval, groupBy, filters, buckets }, nowSec);
     const aggregateDuration = aggregateDurations[interval];
 

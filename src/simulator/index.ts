@@ -1,0 +1,183 @@
+/**
+ * The simulator of the Avalanche Data API: a local HTTP server that answers the nine endpoints of
+ * the project with deterministic, live data, API keys and compute-unit rate limits, export
+ * operations with downloadable CSV files, and injectable faults. See README.md beside this file.
+ */
+import type { AddressInfo } from 'node:net';
+import { type Clock, systemClock } from '../clock.js';
+import type { TierName } from '../upstream/endpoints.js';
+import { type ApiKeyConfig, createAuth } from './auth.js';
+import type { SimContext } from './context.js';
+import { createRewardSource, type RewardKey } from './data/rewards.js';
+import { createSupplySource } from './data/supply.js';
+import { createTransactionSource } from './data/transactions.js';
+import { createOperationStore, type ExportSettings } from './exports.js';
+import { createFaultEngine } from './fault-engine.js';
+import { type FaultConfig, loadFaultConfig } from './faults.js';
+import { createServedLog, type ServedLog, type SimRequestLog } from './logs.js';
+import { createTokenStore } from './pagination.js';
+import { createSimServer } from './server.js';
+import { createGroundTruth, type GroundTruth } from './truth.js';
+
+export interface SimulatorOptions {
+  /** @defaultValue 4010; 0 = an ephemeral port */
+  port?: number;
+  /** @defaultValue '127.0.0.1' */
+  host?: string;
+  /** Seed of every generated value. @defaultValue 1 */
+  seed?: number;
+  /** All time (data, token expiry, export state, rate-limit windows) reads it. @defaultValue systemClock */
+  clock?: Clock;
+  /** New EVM transactions per minute of clock time, per network (across its chains). @defaultValue 60 */
+  txPerMinute?: number;
+  /** Transactions that already exist, per network, at the epoch. @defaultValue 1000 */
+  initialTransactions?: number;
+  /**
+   * The instant the data set is anchored to (ms): the initial transactions end there and reward
+   * histories start two years before it. @defaultValue clock.now() at start, rounded down to the UTC hour
+   */
+  epochMs?: number;
+  /** Lifetime of page tokens, ms. @defaultValue 24 h */
+  pageTokenTtlMs?: number;
+  /** Valid API keys. If absent, any key (tier Free) or none (tier none) is accepted. */
+  apiKeys?: Record<string, { tier?: TierName; orgIds?: string[]; computeUnitsPerMinute?: number }>;
+  /** Refuse keyless requests with 401. @defaultValue false (no key = the 'none' tier) */
+  requireApiKey?: boolean;
+  /** Export operations: runningMs @defaultValue 5000, maxRangeDays @defaultValue 31, rowsPerDay @defaultValue 500 */
+  exports?: { runningMs?: number; maxRangeDays?: number; rowsPerDay?: number };
+  faults?: FaultConfig;
+  /** Base of downloadUrl. @defaultValue the server's own URL */
+  publicUrl?: string;
+  /** Entries kept in each array of `requests` and `served` (oldest dropped first). @defaultValue 100000 */
+  logLimit?: number;
+  /** Unexpected errors of handlers (answered 500). @defaultValue ignore */
+  onError?: (error: unknown) => void;
+}
+
+export interface SimulatorHandle {
+  /** e.g. http://127.0.0.1:54321 (no trailing slash). */
+  url: string;
+  /** Closes the server and every open connection. */
+  close(): Promise<void>;
+  /** Replaces the faults at run time; plans restart and RNG streams reseed. */
+  setFaults(faults: FaultConfig): void;
+  /** Every request received, in order. */
+  requests: SimRequestLog[];
+  /** The success bodies sent (before fault mutation). */
+  served: ServedLog;
+  /** Deterministic views of the data at clock.now(). */
+  truth: GroundTruth;
+}
+
+const HOUR_MS = 3_600_000;
+
+function positive(name: string, value: number, allowZero = false): number {
+  if (!Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
+    throw new Error(
+      `Simulator option ${name} must be a ${allowZero ? 'non-negative' : 'positive'} number, got ${value}`,
+    );
+  }
+  return value;
+}
+
+function exportSettings(options: SimulatorOptions['exports']): ExportSettings {
+  return {
+    runningMs: positive('exports.runningMs', options?.runningMs ?? 5_000, true),
+    maxRangeDays: Math.floor(positive('exports.maxRangeDays', options?.maxRangeDays ?? 31)),
+    rowsPerDay: Math.floor(positive('exports.rowsPerDay', options?.rowsPerDay ?? 500)),
+  };
+}
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<SimulatorHandle> {
+  const seed = options.seed ?? 1;
+  const clock = options.clock ?? systemClock;
+  const epochMs = options.epochMs ?? Math.floor(clock.now() / HOUR_MS) * HOUR_MS;
+  const host = options.host ?? '127.0.0.1';
+  let url = '';
+  const ctx: SimContext = {
+    seed,
+    clock,
+    transactions: createTransactionSource({
+      seed,
+      clock,
+      txPerMinute: positive('txPerMinute', options.txPerMinute ?? 60),
+      initialTransactions: Math.floor(
+        positive('initialTransactions', options.initialTransactions ?? 1000, true),
+      ),
+      epochMs,
+    }),
+    rewards: createRewardSource({ seed, now: () => clock.now(), epochMs }),
+    supply: createSupplySource({ seed }),
+    operations: createOperationStore({ clock, settings: exportSettings(options.exports) }),
+    exportSettings: exportSettings(options.exports),
+    txTokens: createTokenStore<number>({ clock, ttlMs: options.pageTokenTtlMs ?? 24 * HOUR_MS }),
+    rewardTokens: createTokenStore<RewardKey>({ clock, ttlMs: options.pageTokenTtlMs ?? 24 * HOUR_MS }),
+    publicUrl: () => (options.publicUrl ?? url).replace(/\/+$/, ''),
+  };
+  const faults = createFaultEngine(options.faults, seed);
+  const requests: SimRequestLog[] = [];
+  const served = createServedLog();
+  const sim = createSimServer({
+    ctx,
+    auth: createAuth({ clock, seed, apiKeys: options.apiKeys, requireApiKey: options.requireApiKey }),
+    faults,
+    requests,
+    served,
+    logLimit: options.logLimit ?? 100_000,
+    onError: options.onError,
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    sim.server.once('error', reject);
+    sim.server.listen(options.port ?? 4010, host, () => {
+      sim.server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = sim.server.address() as AddressInfo;
+  const shownHost =
+    host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  url = `http://${shownHost}:${address.port}`;
+
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    close: () => {
+      closed ??= sim.close();
+      return closed;
+    },
+    setFaults: (next) => faults.replace(next),
+    requests,
+    served,
+    truth: createGroundTruth(ctx),
+  };
+}
+
+/** Options from the CLI flags `--port --seed --faults` (strings as commander passes them). */
+export async function simulatorOptionsFromFlags(flags: {
+  port?: string | number;
+  host?: string;
+  seed?: string | number;
+  faults?: string;
+}): Promise<SimulatorOptions> {
+  const options: SimulatorOptions = {};
+  const integer = (name: string, raw: string | number, min: number, max: number): number => {
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new Error(`--${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+    }
+    return value;
+  };
+  if (flags.port !== undefined) options.port = integer('port', flags.port, 0, 65_535);
+  if (flags.seed !== undefined) options.seed = integer('seed', flags.seed, 0, 2 ** 32 - 1);
+  if (flags.host !== undefined) options.host = flags.host;
+  if (flags.faults !== undefined) options.faults = await loadFaultConfig(flags.faults);
+  return options;
+}
+
+export type { EndpointFaults, FaultConfig, FaultEndpoint, FaultStep } from './faults.js';
+export { loadFaultConfig, parseFaultConfig } from './faults.js';
+export type { ServedLog, SimRequestLog } from './logs.js';
+export type { GroundTruth } from './truth.js';
+export type * from './types.js';
+export type { ApiKeyConfig };

@@ -1,0 +1,58 @@
+/**
+ * Ground truth: the data as it exists at clock.now(), computed by the same functions that serve it,
+ * so tests can compare a collector's database with what the API holds.
+ */
+import type { Network } from '../upstream/endpoints.js';
+import type { SimContext } from './context.js';
+import { type CsvRow, exportRows } from './csv.js';
+import { signedMessage } from './data/signatures.js';
+import type { TxStatusFilter } from './data/transactions.js';
+import { parseSubjects } from './routes/rewards.js';
+import type { AvaxSupply, HistoricalReward, NativeTransaction, OperationStatusResponse } from './types.js';
+import { networkGroup } from './validation.js';
+
+export interface GroundTruth {
+  /** Every transaction existing now, newest first (the API's order). No network = mainnet, as the API. */
+  transactions(filter?: { network?: Network; status?: TxStatusFilter }): NativeTransaction[];
+  /** Every reward existing now for the query, newest first (the default sortOrder), prices in usd. */
+  rewards(network: Network, query: { addresses?: string[]; nodeIds?: string[] }): HistoricalReward[];
+  supply(): AvaxSupply;
+  signature(network: Network, txHash: string): string;
+  operation(operationId: string): OperationStatusResponse | undefined;
+  /** The rows of a finished export's CSV file (column name → cell), in file order; undefined if none. */
+  exportRows(operationId: string): Iterable<CsvRow> | undefined;
+}
+
+export function createGroundTruth(ctx: SimContext): GroundTruth {
+  return {
+    transactions(filter = {}) {
+      const group = networkGroup(filter.network ?? 'mainnet');
+      const txFilter = filter.status ? { group, status: filter.status } : { group };
+      const out: NativeTransaction[] = [];
+      for (let i = ctx.transactions.countAt(ctx.clock.now()) - 1; i >= 0; i--) {
+        if (ctx.transactions.matches(txFilter, i)) out.push(ctx.transactions.build(group, i));
+      }
+      return out;
+    },
+    rewards(network, query) {
+      const subjects = parseSubjects(network, query.addresses?.join(','), query.nodeIds?.join(','));
+      return ctx.rewards.all({ group: networkGroup(network), subjects, sortOrder: 'desc' }, 'usd');
+    },
+    supply() {
+      return ctx.supply.at(ctx.clock.now());
+    },
+    signature(network, txHash) {
+      return signedMessage(ctx.seed, networkGroup(network), txHash);
+    },
+    operation(operationId) {
+      const record = ctx.operations.get(operationId);
+      return record ? ctx.operations.view(record, ctx.publicUrl()) : undefined;
+    },
+    exportRows(operationId) {
+      const record = ctx.operations.get(operationId);
+      if (!record) return undefined;
+      const range = ctx.operations.downloadable(record.id, record.downloadToken);
+      return range ? exportRows(ctx.seed, range, ctx.exportSettings.rowsPerDay) : undefined;
+    },
+  };
+}

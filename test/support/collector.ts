@@ -1,0 +1,73 @@
+import { Writable } from 'node:stream';
+import { Agent } from 'undici';
+import { createManualClock, type ManualClock } from '../../src/clock.js';
+import { createLogger } from '../../src/logger.js';
+import type { RunJobDeps } from '../../src/runner.js';
+import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
+import type { Store } from '../../src/store/index.js';
+import { createDataApiClient } from '../../src/upstream/index.js';
+import { testStore } from './store.js';
+
+/** 2025-06-15T12:34:56Z: a fixed "now" so that expected data can be computed. */
+export const T0 = Date.UTC(2025, 5, 15, 12, 34, 56);
+
+export interface Collector {
+  sim: SimulatorHandle;
+  store: Store;
+  dbPath: string;
+  clock: ManualClock;
+  deps: RunJobDeps;
+  /** Every log line written, as text. */
+  logs: () => string;
+  /** Waits the client asked for (retries), in ms: recorded, not slept. */
+  delays: number[];
+  close: () => Promise<void>;
+}
+
+/** The simulator on port 0, a fresh SQLite file, and the collector's real parts wired to them. */
+export async function startCollector(
+  options: { sim?: SimulatorOptions; apiKey?: string; clock?: ManualClock } = {},
+): Promise<Collector> {
+  const clock = options.clock ?? createManualClock(T0);
+  const sim = await startSimulator({ port: 0, seed: 7, clock, ...options.sim });
+  const { store, path, cleanup } = testStore();
+  let logText = '';
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logText += chunk.toString();
+      done();
+    },
+  });
+  const log = createLogger({ level: 'debug', pretty: false, destination: sink });
+  const delays: number[] = [];
+  const dispatcher = new Agent({ keepAliveTimeout: 1_000 });
+  const client = createDataApiClient({
+    baseUrl: sim.url,
+    apiKey: options.apiKey,
+    clock,
+    dispatcher,
+    sleep: async (ms) => {
+      delays.push(ms);
+    },
+    onAttempt: (e) => log.debug({ ...e }, 'attempt'),
+  });
+  return {
+    sim,
+    store,
+    dbPath: path,
+    clock,
+    deps: { client, store, log, clock, secrets: options.apiKey ? [options.apiKey] : [] },
+    logs: () => logText,
+    delays,
+    close: async () => {
+      await dispatcher.destroy();
+      await sim.close();
+      cleanup();
+    },
+  };
+}
+
+/** How many requests the simulator received for an endpoint. */
+export function requestCount(sim: SimulatorHandle, endpoint: string): number {
+  return sim.requests.filter((r) => r.endpoint === endpoint).length;
+}
