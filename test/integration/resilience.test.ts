@@ -1,0 +1,142 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { jobs } from '../../jobs/index.js';
+import { demoAddress } from '../../src/demo-config.js';
+import { runJob } from '../../src/runner.js';
+import { type Collector, requestCount, startCollector } from '../support/collector.js';
+
+let collector: Collector | undefined;
+afterEach(async () => {
+  await collector?.close();
+  collector = undefined;
+});
+
+const txPayload = { networks: ['mainnet' as const], statuses: ['all' as const], pageSize: 100, maxPages: 3 };
+const count = (c: Collector, table: string) =>
+  (c.store.sqlite.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+const lastRun = (c: Collector) =>
+  c.store.sqlite.prepare('SELECT * FROM job_runs ORDER BY id DESC LIMIT 1').get() as Record<string, unknown>;
+
+describe('resilience against upstream faults', () => {
+  it('survives 5xx answers with backoff and stores the same rows as a clean run', async () => {
+    collector = await startCollector();
+    const c = collector;
+    c.sim.setFaults({ endpoints: { transactions: { plan: [{ status: 503 }, { status: 502 }, { kind: 'ok' }, { status: 500 }] } } });
+    const result = await runJob('transactions', jobs.transactions, txPayload, c.deps);
+    expect(result).toMatchObject({ status: 'succeeded', rowsWritten: 300 });
+    expect(result.requests).toBe(6); // 3 pages + 3 failed attempts, all charged
+    expect(c.delays).toHaveLength(3);
+    expect(count(c, 'transactions')).toBe(300);
+  });
+
+  it('waits out a 429 for as long as retry-after says', async () => {
+    collector = await startCollector();
+    const c = collector;
+    c.sim.setFaults({ endpoints: { supply: { plan: [{ status: 429, retryAfterSeconds: 7 }] } } });
+    const result = await runJob('supply', jobs.supply, {}, c.deps);
+    expect(result.status).toBe('succeeded');
+    expect(c.delays[0]).toBeGreaterThanOrEqual(7_000);
+  });
+
+  it('a malformed answer fails the run loudly and writes nothing', async () => {
+    collector = await startCollector();
+    const c = collector;
+    c.sim.setFaults({ endpoints: { transactions: { plan: [{ kind: 'malformed' }] } } });
+    const result = await runJob('transactions', jobs.transactions, txPayload, c.deps);
+    expect(result.status).toBe('failed');
+    expect(count(c, 'transactions')).toBe(0);
+    expect(count(c, 'sync_state')).toBe(0);
+    expect(lastRun(c)).toMatchObject({ status: 'failed', rows_written: 0 });
+    expect(lastRun(c).error).toMatch(/\/v1\/transactions.*schema/);
+    expect(requestCount(c.sim, 'transactions')).toBe(1); // not retried
+  });
+
+  it('a truncated page mid-run keeps the pages before it, and the next run completes without gaps', async () => {
+    collector = await startCollector();
+    const c = collector;
+    c.sim.setFaults({ endpoints: { transactions: { plan: [{ kind: 'ok' }, { kind: 'truncate' }] } } });
+    const failed = await runJob('transactions', jobs.transactions, txPayload, c.deps);
+    expect(failed.status).toBe('failed');
+    expect(count(c, 'transactions')).toBe(100);
+    const resumed = await runJob('transactions', jobs.transactions, txPayload, c.deps);
+    expect(resumed.status).toBe('succeeded');
+    const truth = c.sim.truth.transactions({ network: 'mainnet' }).slice(0, 300);
+    const stored = new Set(
+      (c.store.sqlite.prepare('SELECT chain_id, tx_hash FROM transactions').all() as { chain_id: string; tx_hash: string }[]).map(
+        (r) => `${r.chain_id}:${r.tx_hash}`,
+      ),
+    );
+    for (const tx of truth) expect(stored.has(`${tx.chainId}:${tx.txHash}`)).toBe(true);
+  });
+
+  it('tolerates unknown extra fields', async () => {
+    collector = await startCollector();
+    const c = collector;
+    c.sim.setFaults({ all: { extraFieldsRate: 1 } });
+    const rewards = await runJob(
+      'rewards',
+      jobs.rewards,
+      { network: 'mainnet', addresses: [demoAddress('x')], nodeIds: [], currency: 'usd', pageSize: 100, maxPages: 5 },
+      c.deps,
+    );
+    expect(rewards.status).toBe('succeeded');
+    expect((await runJob('transactions', jobs.transactions, txPayload, c.deps)).status).toBe('succeeded');
+    expect((await runJob('supply', jobs.supply, {}, c.deps)).status).toBe('succeeded');
+  });
+
+  it('a 4xx is not retried', async () => {
+    collector = await startCollector();
+    const c = collector;
+    c.sim.setFaults({ endpoints: { supply: { plan: [{ status: 403 }] } } });
+    const result = await runJob('supply', jobs.supply, {}, c.deps);
+    expect(result.status).toBe('failed');
+    expect(requestCount(c.sim, 'supply')).toBe(1);
+    expect(lastRun(c).error).toContain('403');
+  });
+});
+
+describe('secrets', () => {
+  it('the API key never reaches the database, the logs, or the export download host', async () => {
+    const key = 'glc-secret-key-0123456789';
+    collector = await startCollector({ apiKey: key, sim: { apiKeys: { [key]: { tier: 'Pro' } }, exports: { runningMs: 0 } } });
+    const c = collector;
+    c.sim.setFaults({ endpoints: { supply: { plan: [{ status: 401 }] } } });
+    await runJob('supply', jobs.supply, {}, c.deps);
+    await runJob('transactions', jobs.transactions, txPayload, c.deps);
+    const { tempDir } = await import('../support/tmp.js');
+    const dir = tempDir();
+    try {
+      const exportsRun = await runJob(
+        'exports',
+        jobs.exports,
+        {
+          directory: dir.dir,
+          pollInterval: 10,
+          maxWait: 60_000,
+          wait: true,
+          definitions: [
+            {
+              name: 'c-chain',
+              type: 'TRANSACTION_EXPORT_EVM',
+              addresses: ['0x00000000000000000000000000000000000000aa'],
+              includeChains: ['43114'],
+              window: 'previous-day',
+            },
+          ],
+        },
+        c.deps,
+      );
+      expect(exportsRun.status).toBe('succeeded');
+    } finally {
+      dir.cleanup();
+    }
+    expect(c.sim.requests.filter((r) => r.endpoint !== 'download').every((r) => r.hadApiKey)).toBe(true);
+    const downloads = c.sim.requests.filter((r) => r.endpoint === 'download');
+    expect(downloads.length).toBe(1);
+    expect(downloads.every((r) => !r.hadApiKey)).toBe(true);
+    c.store.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    expect(readFileSync(c.dbPath).includes(key)).toBe(false);
+    expect(c.logs()).not.toContain(key);
+    expect(c.logs()).toContain('401');
+  });
+});
