@@ -14,7 +14,10 @@ import {
 } from '../src/store/index.js';
 import type { CreateExportRequest } from '../src/upstream/index.js';
 
-export type ExportsPayload = Pick<ExportsJobConfig, 'directory' | 'pollInterval' | 'maxWait' | 'definitions'> & {
+export type ExportsPayload = Pick<
+  ExportsJobConfig,
+  'directory' | 'pollInterval' | 'maxWait' | 'definitions'
+> & {
   /** Keep polling until every operation is finished (or `maxWait` passes): `run exports`. */
   wait?: boolean;
 };
@@ -25,14 +28,25 @@ const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /** The dates a definition's window covers, relative to `nowMs` (UTC days). */
 export function windowDates(window: ExportWindow, nowMs: number): { firstDate: string; lastDate: string } {
   const today = Math.floor(nowMs / DAY_MS) * DAY_MS;
-  if (window === 'previous-day') return { firstDate: isoDay(today - DAY_MS), lastDate: isoDay(today - DAY_MS) };
-  if ('lastDays' in window) return { firstDate: isoDay(today - window.lastDays * DAY_MS), lastDate: isoDay(today - DAY_MS) };
+  if (window === 'previous-day')
+    return { firstDate: isoDay(today - DAY_MS), lastDate: isoDay(today - DAY_MS) };
+  if ('lastDays' in window)
+    return { firstDate: isoDay(today - window.lastDays * DAY_MS), lastDate: isoDay(today - DAY_MS) };
   return { firstDate: window.firstDate, lastDate: window.lastDate };
 }
 
-export function exportRequest(def: ExportDefinition, firstDate: string, lastDate: string): CreateExportRequest {
+export function exportRequest(
+  def: ExportDefinition,
+  firstDate: string,
+  lastDate: string,
+): CreateExportRequest {
   if (def.type === 'TRANSACTION_EXPORT_EVM') {
-    return { type: def.type, firstDate, lastDate, options: { addresses: def.addresses, includeChains: def.includeChains } };
+    return {
+      type: def.type,
+      firstDate,
+      lastDate,
+      options: { addresses: def.addresses, includeChains: def.includeChains },
+    };
   }
   return {
     type: def.type,
@@ -51,16 +65,33 @@ const iso = (ctx: JobContext) => new Date(ctx.clock.now()).toISOString();
 /** Step 1: create the operation and persist its id before anything else. */
 export async function createExportOperation(
   ctx: JobContext,
-  req: { exportName: string; firstDate: string; lastDate: string; body: CreateExportRequest; followUpOf?: string },
+  req: {
+    exportName: string;
+    firstDate: string;
+    lastDate: string;
+    body: CreateExportRequest;
+    followUpOf?: string;
+  },
 ): Promise<string> {
   const op = await ctx.client.createTransactionExport(req.body, { signal: ctx.signal });
   recordExportOperation(ctx.store, { ...req, request: req.body }, op, iso(ctx));
-  ctx.log.info({ operationId: op.operationId, exportName: req.exportName, firstDate: req.firstDate, lastDate: req.lastDate }, 'export started');
+  ctx.log.info(
+    {
+      operationId: op.operationId,
+      exportName: req.exportName,
+      firstDate: req.firstDate,
+      lastDate: req.lastDate,
+    },
+    'export started',
+  );
   return op.operationId;
 }
 
 /** Step 2: read an operation's status and record it. */
-export async function pollExportOperation(ctx: JobContext, operationId: string): Promise<ExportOperationRow | undefined> {
+export async function pollExportOperation(
+  ctx: JobContext,
+  operationId: string,
+): Promise<ExportOperationRow | undefined> {
   const op = await ctx.client.getOperation(operationId, { signal: ctx.signal });
   const row = updateExportOperation(ctx.store, op, iso(ctx));
   if (row && row.status !== 'RUNNING') {
@@ -70,7 +101,11 @@ export async function pollExportOperation(ctx: JobContext, operationId: string):
 }
 
 /** Step 3: download a finished operation's file (no API key is sent to the download host). */
-export async function downloadExportFile(ctx: JobContext, row: ExportOperationRow, directory: string): Promise<void> {
+export async function downloadExportFile(
+  ctx: JobContext,
+  row: ExportOperationRow,
+  directory: string,
+): Promise<void> {
   if (!row.downloadUrl) throw new Error(`export ${row.operationId} is ${row.status} without a download URL`);
   const name = `${row.firstDate}_${row.lastDate}_${safeFileComponent(row.operationId)}.csv`;
   const path = resolve(join(directory, safeFileComponent(row.exportName), name));
@@ -90,7 +125,12 @@ export const exportsJob: JobHandler<ExportsPayload> = async (payload, ctx) => {
   for (const def of payload.definitions) {
     const { firstDate, lastDate } = windowDates(def.window, ctx.clock.now());
     if (findLiveExport(ctx.store, def.name, firstDate, lastDate)) continue;
-    await createExportOperation(ctx, { exportName: def.name, firstDate, lastDate, body: exportRequest(def, firstDate, lastDate) });
+    await createExportOperation(ctx, {
+      exportName: def.name,
+      firstDate,
+      lastDate,
+      body: exportRequest(def, firstDate, lastDate),
+    });
     rowsWritten++;
   }
   for (;;) {
@@ -127,9 +167,13 @@ export const exportsJob: JobHandler<ExportsPayload> = async (payload, ctx) => {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolveSleep, reject) => {
     const timer = setTimeout(resolveSleep, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }

@@ -4,7 +4,10 @@ import { upsertTransactions } from '../src/store/index.js';
 import { syncNewestFirst } from '../src/sync/newest-first.js';
 import type { Transaction } from '../src/upstream/index.js';
 
-export type TransactionsPayload = Pick<TransactionsJobConfig, 'networks' | 'statuses' | 'pageSize' | 'maxPages'>;
+export type TransactionsPayload = Pick<
+  TransactionsJobConfig,
+  'networks' | 'statuses' | 'pageSize' | 'maxPages'
+>;
 
 const txId = (tx: Transaction) => `${tx.chainId}:${tx.txHash}`;
 

@@ -30,8 +30,17 @@ export function seriesOf(source: UsageSourceConfig): Series[] {
       return [
         {
           source: source.source,
-          scope: scopeOf({ orgId: query.orgId, groupBy: query.groupBy, chainId: query.chainId, requestType: query.requestType, apiKeyId: query.apiKeyId, requestPath: query.requestPath, responseCode: query.responseCode }),
-          fetch: (range, ctx) => ctx.client.getApiUsageMetrics({ ...query, ...range }, { signal: ctx.signal }),
+          scope: scopeOf({
+            orgId: query.orgId,
+            groupBy: query.groupBy,
+            chainId: query.chainId,
+            requestType: query.requestType,
+            apiKeyId: query.apiKeyId,
+            requestPath: query.requestPath,
+            responseCode: query.responseCode,
+          }),
+          fetch: (range, ctx) =>
+            ctx.client.getApiUsageMetrics({ ...query, ...range }, { signal: ctx.signal }),
         },
       ];
     }
@@ -40,8 +49,18 @@ export function seriesOf(source: UsageSourceConfig): Series[] {
       return [
         {
           source: source.source,
-          scope: scopeOf({ network: query.network, groupBy: query.groupBy, requestPath: query.requestPath, country: query.country, continent: query.continent, userAgent: query.userAgent, rpcMethod: query.rpcMethod, responseCode: query.responseCode }),
-          fetch: (range, ctx) => ctx.client.getPrimaryNetworkRpcUsageMetrics({ ...query, ...range }, { signal: ctx.signal }),
+          scope: scopeOf({
+            network: query.network,
+            groupBy: query.groupBy,
+            requestPath: query.requestPath,
+            country: query.country,
+            continent: query.continent,
+            userAgent: query.userAgent,
+            rpcMethod: query.rpcMethod,
+            responseCode: query.responseCode,
+          }),
+          fetch: (range, ctx) =>
+            ctx.client.getPrimaryNetworkRpcUsageMetrics({ ...query, ...range }, { signal: ctx.signal }),
         },
       ];
     }
@@ -50,8 +69,15 @@ export function seriesOf(source: UsageSourceConfig): Series[] {
       const chains = chainIds.length ? chainIds : [undefined];
       return chains.map((chainId) => ({
         source: source.source,
-        scope: scopeOf({ chainId, groupBy: query.groupBy, rpcMethod: query.rpcMethod, rlBypassApiToken: query.rlBypassApiToken ? 'set' : undefined, responseCode: query.responseCode }),
-        fetch: (range, ctx) => ctx.client.getSubnetRpcUsageMetrics({ ...query, chainId, ...range }, { signal: ctx.signal }),
+        scope: scopeOf({
+          chainId,
+          groupBy: query.groupBy,
+          rpcMethod: query.rpcMethod,
+          rlBypassApiToken: query.rlBypassApiToken ? 'set' : undefined,
+          responseCode: query.responseCode,
+        }),
+        fetch: (range, ctx) =>
+          ctx.client.getSubnetRpcUsageMetrics({ ...query, chainId, ...range }, { signal: ctx.signal }),
       }));
     }
     default: {
@@ -73,7 +99,8 @@ export const usageMetrics: JobHandler<UsageMetricsPayload> = async (payload, ctx
       const nowSeconds = Math.floor(ctx.clock.now() / 1000);
       const scopeKey = `${series.source}/${source.timeInterval}/${series.scope}`;
       const cursor = readCursor<UsageCursor>(ctx.store, 'usage-metrics', scopeKey);
-      const startTimestamp = cursor?.lastBucket ?? Math.max(0, nowSeconds - Math.floor(source.lookback / 1000));
+      const startTimestamp =
+        cursor?.lastBucket ?? Math.max(0, nowSeconds - Math.floor(source.lookback / 1000));
       const answer = await series.fetch({ startTimestamp, endTimestamp: nowSeconds + DAY }, ctx);
       const fetchedAt = new Date(ctx.clock.now()).toISOString();
       const newest = answer.metrics.reduce((max, m) => Math.max(max, m.timestamp), cursor?.lastBucket ?? 0);
@@ -84,7 +111,14 @@ export const usageMetrics: JobHandler<UsageMetricsPayload> = async (payload, ctx
           answer,
           fetchedAt,
         );
-        if (newest > 0) writeCursor(ctx.store, 'usage-metrics', scopeKey, { lastBucket: newest } satisfies UsageCursor, fetchedAt);
+        if (newest > 0)
+          writeCursor(
+            ctx.store,
+            'usage-metrics',
+            scopeKey,
+            { lastBucket: newest } satisfies UsageCursor,
+            fetchedAt,
+          );
         return written;
       });
     }

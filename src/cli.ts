@@ -6,7 +6,7 @@ import { ConfigError, describeConfig, loadConfig } from './config/index.js';
 import { buildPlan, formatPlan } from './plan.js';
 import { runJob } from './runner.js';
 import { openStore } from './store/index.js';
-import { tierNames, type TierName } from './upstream/endpoints.js';
+import { type TierName, tierNames } from './upstream/endpoints.js';
 import { packageVersion } from './version.js';
 
 /** Exit codes: 0 success, 1 a job or command failed, 2 invalid configuration or usage. */
@@ -23,13 +23,17 @@ export function buildProgram(): Command {
     .description('Collects Avalanche Data API (Glacier) data into SQLite on cron schedules.')
     .version(packageVersion())
     .showHelpAfterError()
-    .option('-c, --config <path>', 'config file, YAML or JSON (default: $GLACIER_CONFIG, else ./glacier-collector.yaml)');
+    .option(
+      '-c, --config <path>',
+      'config file, YAML or JSON (default: $GLACIER_CONFIG, else ./glacier-collector.yaml)',
+    );
 
   program
     .command('run')
     .description(`run one job once, in-process, without Redis (${jobNames.join(', ')})`)
     .argument('<job>', 'job name', (name: string) => {
-      if (!isJobName(name)) throw new InvalidArgumentError(`unknown job "${name}"; jobs: ${jobNames.join(', ')}`);
+      if (!isJobName(name))
+        throw new InvalidArgumentError(`unknown job "${name}"; jobs: ${jobNames.join(', ')}`);
       return name;
     })
     .option('--no-wait', 'exports: start and poll once instead of waiting for the files')
@@ -38,7 +42,9 @@ export function buildProgram(): Command {
       const config = load(program.opts());
       const payload = payloadFor(name, config);
       if (!payload) {
-        throw new ConfigError(`jobs.${configKeys[name]}: not configured; add it to the config file to run "${name}"`);
+        throw new ConfigError(
+          `jobs.${configKeys[name]}: not configured; add it to the config file to run "${name}"`,
+        );
       }
       const app = createApp(config);
       const abort = new AbortController();
@@ -96,14 +102,18 @@ export function buildProgram(): Command {
       const { loadFaultConfig, startSimulator } = await import('./simulator/index.js');
       const faults = opts.faults ? await loadFaultConfig(opts.faults) : undefined;
       const sim = await startSimulator({ port: opts.port, host: opts.host, seed: opts.seed, faults });
-      console.log(`Data API simulator listening on ${sim.url} (seed ${opts.seed}${opts.faults ? `, faults ${opts.faults}` : ''})`);
+      console.log(
+        `Data API simulator listening on ${sim.url} (seed ${opts.seed}${opts.faults ? `, faults ${opts.faults}` : ''})`,
+      );
       const stop = () => void sim.close().then(() => process.exit(0));
       process.once('SIGINT', stop).once('SIGTERM', stop);
     });
 
   program
     .command('demo')
-    .description('try the collector offline: a simulator, a demo config, every job run twice, and the results')
+    .description(
+      'try the collector offline: a simulator, a demo config, every job run twice, and the results',
+    )
     .option('--database <path>', 'where to write the demo database', './data/demo.db')
     .action(async (opts: { database: string }) => {
       const { runDemo } = await import('./demo.js');

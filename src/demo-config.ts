@@ -29,7 +29,13 @@ export function demoFileConfig() {
   return {
     jobs: {
       supply: { schedule: '*/5 * * * *' },
-      transactions: { schedule: '* * * * *', networks: ['mainnet', 'fuji'], statuses: ['all'], pageSize: 100, maxPages: 3 },
+      transactions: {
+        schedule: '* * * * *',
+        networks: ['mainnet', 'fuji'],
+        statuses: ['all'],
+        pageSize: 100,
+        maxPages: 3,
+      },
       rewards: {
         schedule: '0 * * * *',
         network: 'mainnet',
@@ -42,10 +48,20 @@ export function demoFileConfig() {
         sources: [
           { source: 'dataApi', timeInterval: 'hourly', groupBy: 'requestPath', lookback: '2d' },
           { source: 'primaryNetworkRpc', network: 'mainnet', timeInterval: 'daily', lookback: '7d' },
-          { source: 'subnetRpc', chainIds: ['432204'], timeInterval: 'daily', groupBy: 'rpcMethod', lookback: '7d' },
+          {
+            source: 'subnetRpc',
+            chainIds: ['432204'],
+            timeInterval: 'daily',
+            groupBy: 'rpcMethod',
+            lookback: '7d',
+          },
         ],
       },
-      signatures: { schedule: '*/10 * * * *', network: 'mainnet', txHashes: [demoCb58('tx-1'), demoCb58('tx-2')] },
+      signatures: {
+        schedule: '*/10 * * * *',
+        network: 'mainnet',
+        txHashes: [demoCb58('tx-1'), demoCb58('tx-2')],
+      },
       exports: {
         schedule: '0 2 * * *',
         directory: './data/demo-exports',

@@ -52,9 +52,15 @@ export async function runDemo(options: { databasePath: string }): Promise<void> 
       for (const name of jobNames) {
         const payload = payloadFor(name, config);
         if (!payload) continue;
-        const summary = await runJob(name, handlerFor(name), name === 'exports' ? { ...payload, wait: true } : payload, app, {
-          scope: `demo round ${round}`,
-        });
+        const summary = await runJob(
+          name,
+          handlerFor(name),
+          name === 'exports' ? { ...payload, wait: true } : payload,
+          app,
+          {
+            scope: `demo round ${round}`,
+          },
+        );
         if (summary.status === 'failed') process.exitCode = 1;
       }
     }
@@ -62,7 +68,9 @@ export async function runDemo(options: { databasePath: string }): Promise<void> 
       console.log(`\n${q.title}\n  ${q.sql.replace(/\s+/g, ' ')}`);
       console.table(app.store.sqlite.prepare(q.sql).all());
     }
-    console.log(`\nThe database is ${config.databasePath}: open it with any SQLite client (sqlite3 ${options.databasePath}).`);
+    console.log(
+      `\nThe database is ${config.databasePath}: open it with any SQLite client (sqlite3 ${options.databasePath}).`,
+    );
   } finally {
     app.close();
     await sim.close();

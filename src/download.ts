@@ -38,7 +38,9 @@ export async function downloadToFile(
   const response = await (options.fetch ?? fetch)(parsed, { signal: options.signal, redirect: 'follow' });
   if (!response.ok || !response.body) {
     await response.body?.cancel();
-    throw new DownloadError(`[GET] ${parsed.origin}${parsed.pathname}: ${response.status} ${response.statusText}`);
+    throw new DownloadError(
+      `[GET] ${parsed.origin}${parsed.pathname}: ${response.status} ${response.statusText}`,
+    );
   }
   await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.${randomBytes(6).toString('hex')}.part`;

@@ -1,4 +1,4 @@
-import pino, { type Logger, type LevelWithSilent } from 'pino';
+import pino, { type LevelWithSilent, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 
 export type { Logger };
@@ -25,7 +25,12 @@ export function createLogger(options: LoggerOptions): Logger {
   if (usePretty) {
     return pino(
       opts,
-      pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,service', destination: options.destination ?? 1 }),
+      pretty({
+        colorize: true,
+        translateTime: 'SYS:HH:MM:ss',
+        ignore: 'pid,hostname,service',
+        destination: options.destination ?? 1,
+      }),
     );
   }
   return options.destination ? pino(opts, options.destination) : pino(opts);

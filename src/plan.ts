@@ -1,8 +1,8 @@
 import cron from 'node-cron';
-import type { Config } from './config/index.js';
-import { endpoints, type EndpointName, type TierName, tiers } from './upstream/endpoints.js';
 import { batchIds } from '../jobs/rewards.js';
 import { seriesOf } from '../jobs/usage-metrics.js';
+import type { Config } from './config/index.js';
+import { type EndpointName, endpoints, type TierName, tiers } from './upstream/endpoints.js';
 
 /**
  * What the configured schedules cost per day in compute units: the steady state (every stream
@@ -28,7 +28,10 @@ export interface Plan {
 
 /** Average runs per day of a cron expression, over a whole year (day-of-month/week rules included). */
 export function runsPerDay(expression: string): number {
-  const f = cron.parse(expression) as unknown as Record<'second' | 'minute' | 'hour' | 'dayOfMonth' | 'month' | 'dayOfWeek', number[]>;
+  const f = cron.parse(expression) as unknown as Record<
+    'second' | 'minute' | 'hour' | 'dayOfMonth' | 'month' | 'dayOfWeek',
+    number[]
+  >;
   const perDay = f.second.length * f.minute.length * f.hour.length;
   const domRestricted = f.dayOfMonth.length < 31;
   const dowRestricted = new Set(f.dayOfWeek.map((d) => d % 7)).size < 7;
@@ -51,7 +54,15 @@ const cu = (name: EndpointName) => endpoints[name].computeUnits;
 export function buildPlan(config: Config, tierName?: TierName): Plan {
   const j = config.jobs;
   const plans: JobPlan[] = [];
-  const add = (job: string, schedule: string, steadyCu: number, worstCu: number, steadyReq: number, worstReq: number, note?: string) => {
+  const add = (
+    job: string,
+    schedule: string,
+    steadyCu: number,
+    worstCu: number,
+    steadyReq: number,
+    worstReq: number,
+    note?: string,
+  ) => {
     const runs = runsPerDay(schedule);
     plans.push({
       job,
@@ -66,11 +77,27 @@ export function buildPlan(config: Config, tierName?: TierName): Plan {
   if (j.supply?.enabled) add('supply', j.supply.schedule, cu('supply'), cu('supply'), 1, 1);
   if (j.transactions?.enabled) {
     const streams = j.transactions.networks.length * j.transactions.statuses.length;
-    add('transactions', j.transactions.schedule, streams * cu('transactions'), streams * j.transactions.maxPages * cu('transactions'), streams, streams * j.transactions.maxPages, `${streams} stream(s)`);
+    add(
+      'transactions',
+      j.transactions.schedule,
+      streams * cu('transactions'),
+      streams * j.transactions.maxPages * cu('transactions'),
+      streams,
+      streams * j.transactions.maxPages,
+      `${streams} stream(s)`,
+    );
   }
   if (j.rewards?.enabled) {
     const batches = batchIds(j.rewards.addresses).length + batchIds(j.rewards.nodeIds).length;
-    add('rewards', j.rewards.schedule, batches * cu('rewards'), batches * j.rewards.maxPages * cu('rewards'), batches, batches * j.rewards.maxPages, `${batches} batch(es) for ${j.rewards.addresses.length} address(es) and ${j.rewards.nodeIds.length} node id(s)`);
+    add(
+      'rewards',
+      j.rewards.schedule,
+      batches * cu('rewards'),
+      batches * j.rewards.maxPages * cu('rewards'),
+      batches,
+      batches * j.rewards.maxPages,
+      `${batches} batch(es) for ${j.rewards.addresses.length} address(es) and ${j.rewards.nodeIds.length} node id(s)`,
+    );
   }
   if (j.usageMetrics?.enabled) {
     let requests = 0;
@@ -79,29 +106,54 @@ export function buildPlan(config: Config, tierName?: TierName): Plan {
   }
   if (j.signatures?.enabled) {
     const n = new Set(j.signatures.txHashes).size;
-    add('signatures', j.signatures.schedule, 0, n * cu('signatures'), 0, n, 'each hash is fetched once; the worst case is the first run');
+    add(
+      'signatures',
+      j.signatures.schedule,
+      0,
+      n * cu('signatures'),
+      0,
+      n,
+      'each hash is fetched once; the worst case is the first run',
+    );
   }
   if (j.exports?.enabled) {
     const n = j.exports.definitions.length;
     // A definition costs one creation and a status read per pass while it runs (~10 passes assumed).
     const polls = 10;
-    add('exports', j.exports.schedule, n * (cu('createExport') + cu('getOperation')), n * (cu('createExport') + polls * cu('getOperation')), n * 2, n * (1 + polls), `${n} definition(s); status reads assume up to ${polls} per export`);
+    add(
+      'exports',
+      j.exports.schedule,
+      n * (cu('createExport') + cu('getOperation')),
+      n * (cu('createExport') + polls * cu('getOperation')),
+      n * 2,
+      n * (1 + polls),
+      `${n} definition(s); status reads assume up to ${polls} per export`,
+    );
   }
   const total = plans.reduce(
-    (t, p) => ({ steady: t.steady + p.computeUnitsPerDay.steady, worst: t.worst + p.computeUnitsPerDay.worst }),
+    (t, p) => ({
+      steady: t.steady + p.computeUnitsPerDay.steady,
+      worst: t.worst + p.computeUnitsPerDay.worst,
+    }),
     { steady: 0, worst: 0 },
   );
   const warnings: string[] = [];
   const tier = tierName ? { name: tierName, ...tiers[tierName] } : undefined;
   if (tier) {
     if (total.steady > tier.perDay) {
-      warnings.push(`steady state needs ${total.steady.toLocaleString('en')} CU/day, over the ${tier.name} tier's ${tier.perDay.toLocaleString('en')}`);
+      warnings.push(
+        `steady state needs ${total.steady.toLocaleString('en')} CU/day, over the ${tier.name} tier's ${tier.perDay.toLocaleString('en')}`,
+      );
     } else if (total.worst > tier.perDay) {
-      warnings.push(`worst case needs ${total.worst.toLocaleString('en')} CU/day, over the ${tier.name} tier's ${tier.perDay.toLocaleString('en')}: runs that read maxPages every time would be rate limited`);
+      warnings.push(
+        `worst case needs ${total.worst.toLocaleString('en')} CU/day, over the ${tier.name} tier's ${tier.perDay.toLocaleString('en')}: runs that read maxPages every time would be rate limited`,
+      );
     }
     for (const p of plans) {
       if (p.computeUnitsPerRun.worst > tier.perMinute) {
-        warnings.push(`one ${p.job} run can spend ${p.computeUnitsPerRun.worst.toLocaleString('en')} CU, over the ${tier.name} tier's ${tier.perMinute.toLocaleString('en')} CU/minute: expect 429s (they are waited out)`);
+        warnings.push(
+          `one ${p.job} run can spend ${p.computeUnitsPerRun.worst.toLocaleString('en')} CU, over the ${tier.name} tier's ${tier.perMinute.toLocaleString('en')} CU/minute: expect 429s (they are waited out)`,
+        );
       }
     }
   }
@@ -128,11 +180,16 @@ export function formatPlan(plan: Plan): string {
     ['total', '', '', '', plan.total.steady.toLocaleString('en'), plan.total.worst.toLocaleString('en')],
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const lines = rows.map((r) => r.map((c, i) => (i >= 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  '));
+  const lines = rows.map((r) =>
+    r.map((c, i) => (i >= 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  '),
+  );
   lines.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('  '));
   if (plan.tier) {
     const share = (n: number) => `${((100 * n) / plan.tier!.perDay).toFixed(1)}%`;
-    lines.push('', `tier ${plan.tier.name}: ${plan.tier.perDay.toLocaleString('en')} CU/day, ${plan.tier.perMinute.toLocaleString('en')} CU/minute; steady ${share(plan.total.steady)}, worst ${share(plan.total.worst)} of the daily budget`);
+    lines.push(
+      '',
+      `tier ${plan.tier.name}: ${plan.tier.perDay.toLocaleString('en')} CU/day, ${plan.tier.perMinute.toLocaleString('en')} CU/minute; steady ${share(plan.total.steady)}, worst ${share(plan.total.worst)} of the daily budget`,
+    );
   }
   for (const note of plan.jobs.filter((p) => p.note)) lines.push(`${note.job}: ${note.note}`);
   for (const w of plan.warnings) lines.push(`WARNING: ${w}`);

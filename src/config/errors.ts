@@ -38,7 +38,11 @@ function show(value: unknown): string {
 }
 
 /** One line per problem: the key, the value found there, and what would be valid. */
-export function describeIssues(issues: readonly z.core.$ZodIssue[], input: unknown, prefix: string[] = []): string[] {
+export function describeIssues(
+  issues: readonly z.core.$ZodIssue[],
+  input: unknown,
+  prefix: string[] = [],
+): string[] {
   return issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys

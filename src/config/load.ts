@@ -91,15 +91,21 @@ export function parseConfigFile(path: string): FileConfig {
   try {
     text = readFileSync(path, 'utf8');
   } catch (cause) {
-    throw new ConfigError(`Cannot read config file ${path}: ${(cause as Error).message}`, undefined, { cause });
+    throw new ConfigError(`Cannot read config file ${path}: ${(cause as Error).message}`, undefined, {
+      cause,
+    });
   }
   let raw: unknown;
   try {
     raw = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (cause) {
-    throw new ConfigError(`Config file ${path} is not valid YAML/JSON: ${(cause as Error).message}`, undefined, {
-      cause,
-    });
+    throw new ConfigError(
+      `Config file ${path} is not valid YAML/JSON: ${(cause as Error).message}`,
+      undefined,
+      {
+        cause,
+      },
+    );
   }
   const parsed = fileConfigSchema.safeParse(raw ?? {});
   if (!parsed.success) {
@@ -138,7 +144,9 @@ function maskEnv(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
 export function describeConfig(config: Config): Record<string, unknown> {
   return {
     ...config,
-    apiKey: config.apiKey ? `*** (set, ${config.apiKey.length} characters)` : '(not set: keyless rate limits)',
+    apiKey: config.apiKey
+      ? `*** (set, ${config.apiKey.length} characters)`
+      : '(not set: keyless rate limits)',
     redisUrl: maskUrlPassword(config.redisUrl),
   };
 }

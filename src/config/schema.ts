@@ -114,7 +114,9 @@ export const usageSourceSchema = z.discriminatedUnion('source', [
     network,
     /** @defaultValue 'hourly' */
     timeInterval: z.enum(['hourly', 'daily', 'weekly', 'monthly']).default('hourly'),
-    groupBy: z.enum(['rpcMethod', 'requestPath', 'responseCode', 'country', 'continent', 'userAgent']).optional(),
+    groupBy: z
+      .enum(['rpcMethod', 'requestPath', 'responseCode', 'country', 'continent', 'userAgent'])
+      .optional(),
     requestPath: z.string().optional(),
     country: z.string().optional(),
     continent: z.string().optional(),
@@ -212,7 +214,12 @@ export const exportsJobSchema = z
         def.addresses.forEach((address, j) => {
           const problem = addressProblem(address, def.network);
           if (problem) {
-            ctx.addIssue({ code: 'custom', path: ['definitions', i, 'addresses', j], message: problem, input: address });
+            ctx.addIssue({
+              code: 'custom',
+              path: ['definitions', i, 'addresses', j],
+              message: problem,
+              input: address,
+            });
           }
         });
       }

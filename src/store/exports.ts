@@ -20,7 +20,12 @@ interface HistoryEntry {
 }
 
 /** Persists a just-created operation: the first thing done with its id. */
-export function recordExportOperation(store: Store, req: ExportRequestRecord, op: Operation, at: string): void {
+export function recordExportOperation(
+  store: Store,
+  req: ExportRequestRecord,
+  op: Operation,
+  at: string,
+): void {
   const history: HistoryEntry[] = [{ status: op.operationStatus, code: op.metadata?.code, at }];
   store.db
     .insert(exportOperations)
@@ -47,7 +52,11 @@ export function recordExportOperation(store: Store, req: ExportRequestRecord, op
 }
 
 /** Records a status read; appends to the history when the status or code changed. Returns the row. */
-export function updateExportOperation(store: Store, op: Operation, at: string): ExportOperationRow | undefined {
+export function updateExportOperation(
+  store: Store,
+  op: Operation,
+  at: string,
+): ExportOperationRow | undefined {
   const current = getExportOperation(store, op.operationId);
   if (!current) return undefined;
   const history = JSON.parse(current.statusHistory) as HistoryEntry[];
@@ -108,7 +117,10 @@ export function listExportsToDownload(store: Store): ExportOperationRow[] {
     .from(exportOperations)
     .leftJoin(exportFiles, eq(exportFiles.operationId, exportOperations.operationId))
     .where(
-      and(inArray(exportOperations.status, ['COMPLETED', 'COMPLETED_WITH_WARNING']), isNull(exportFiles.operationId)),
+      and(
+        inArray(exportOperations.status, ['COMPLETED', 'COMPLETED_WITH_WARNING']),
+        isNull(exportFiles.operationId),
+      ),
     )
     .all()
     .map((r) => r.op);

@@ -49,7 +49,12 @@ const updateColumns = (Object.keys(getTableColumns(rewards)) as (keyof Row)[]).f
  * A price, once known, is kept when a later answer has none (the API prices only rewards older than
  * 24 h, and a re-read must never erase one); a new price (another currency) replaces it.
  */
-export function upsertRewards(store: Store, network: string, items: readonly HistoricalReward[], seenAt: string): number {
+export function upsertRewards(
+  store: Store,
+  network: string,
+  items: readonly HistoricalReward[],
+  seenAt: string,
+): number {
   if (items.length === 0) return 0;
   const upsert = memo(store, 'rewards.upsert', () =>
     createUpsert(store.sqlite, rewards, {
@@ -71,6 +76,10 @@ export function upsertRewards(store: Store, network: string, items: readonly His
     rows.map((r) => [net, r.utxoId]),
     seenAt,
   );
-  link(items.flatMap((r) => r.addresses.map((address) => ({ network: net, utxoId: r.utxoId, address: bareAddress(address) }))));
+  link(
+    items.flatMap((r) =>
+      r.addresses.map((address) => ({ network: net, utxoId: r.utxoId, address: bareAddress(address) })),
+    ),
+  );
   return written;
 }

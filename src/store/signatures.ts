@@ -2,11 +2,15 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { memo } from './memo.js';
 import type { Store } from './open.js';
 import { signatures } from './schema.js';
-import { createUpsert } from './upsert.js';
 import { canonicalNetwork } from './transactions.js';
+import { createUpsert } from './upsert.js';
 
 /** Which of `txHashes` already have a stored signature on `network`. */
-export function findStoredSignatures(store: Store, network: string, txHashes: readonly string[]): Set<string> {
+export function findStoredSignatures(
+  store: Store,
+  network: string,
+  txHashes: readonly string[],
+): Set<string> {
   if (txHashes.length === 0) return new Set();
   const rows = store.db
     .select({ txHash: signatures.txHash })

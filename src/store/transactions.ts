@@ -56,7 +56,12 @@ const contentColumns = (Object.keys(getTableColumns(transactions)) as (keyof Row
  * Upserts a page of transactions; returns how many rows were new or changed (a re-org can move a
  * transaction to another block). Rows seen again only get `last_seen_at`.
  */
-export function upsertTransactions(store: Store, network: string, txs: readonly Transaction[], seenAt: string): number {
+export function upsertTransactions(
+  store: Store,
+  network: string,
+  txs: readonly Transaction[],
+  seenAt: string,
+): number {
   if (txs.length === 0) return 0;
   const upsert = memo(store, 'transactions.upsert', () =>
     createUpsert(store.sqlite, transactions, { key: ['chainId', 'txHash'], update: contentColumns }),

@@ -50,7 +50,9 @@ export function createUpsert<T extends SQLiteTable>(
       ? `ON CONFLICT (${keyNames.join(',')}) DO NOTHING`
       : `ON CONFLICT (${keyNames.join(',')}) DO UPDATE SET ${update
           .map((p) => `${nameOf(p)} = ${incoming(p)}`)
-          .join(', ')} WHERE ${compare.map((p) => `${tableName}.${nameOf(p)} IS NOT ${incoming(p)}`).join(' OR ')}`;
+          .join(
+            ', ',
+          )} WHERE ${compare.map((p) => `${tableName}.${nameOf(p)} IS NOT ${incoming(p)}`).join(' OR ')}`;
   const maxRows = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
   const statements = new Map<number, Database.Statement>();
   const statementFor = (n: number) => {

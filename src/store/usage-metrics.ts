@@ -36,7 +36,12 @@ const compareColumns = (Object.keys(getTableColumns(usageMetrics)) as (keyof Row
 );
 
 /** Upserts every bucket of a usage-metrics answer; returns how many rows were new or changed. */
-export function upsertUsageMetrics(store: Store, series: UsageSeries, answer: UsageAnswer, fetchedAt: string): number {
+export function upsertUsageMetrics(
+  store: Store,
+  series: UsageSeries,
+  answer: UsageAnswer,
+  fetchedAt: string,
+): number {
   const upsert = memo(store, 'usage.upsert', () =>
     createUpsert(store.sqlite, usageMetrics, {
       key: ['source', 'scope', 'timeInterval', 'groupBy', 'bucketTimestamp', 'groupValue'],

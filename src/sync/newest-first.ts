@@ -1,7 +1,7 @@
 import type { Store } from '../store/index.js';
 import { readCursor, writeCursor } from '../store/index.js';
-import { UpstreamHttpError } from '../upstream/index.js';
 import type { Page } from '../upstream/index.js';
+import { UpstreamHttpError } from '../upstream/index.js';
 
 /**
  * Incremental collection of a list the API serves newest first (latest transactions, rewards by
@@ -110,7 +110,10 @@ async function walk<T>(
     } else if (outOfPages && !stopAt && !o.backfill && !resumed) {
       cursor = { highWater: newest };
     } else {
-      cursor = { highWater: state.highWater, pending: { pageToken: page.nextPageToken!, newest: newest!, stopAt } };
+      cursor = {
+        highWater: state.highWater,
+        pending: { pageToken: page.nextPageToken!, newest: newest!, stopAt },
+      };
     }
     o.store.transaction(() => {
       state.rowsWritten += o.write(page.items);

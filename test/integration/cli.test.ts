@@ -5,7 +5,7 @@ import { demoAddress, demoFileConfig } from '../../src/demo-config.js';
 import { runCli } from '../support/cli.js';
 import { tempDir } from '../support/tmp.js';
 
-let cleanups: (() => void)[] = [];
+const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
@@ -22,7 +22,8 @@ describe('glacier-collector CLI', () => {
   it('--help lists the commands', async () => {
     const r = await runCli(['--help']);
     expect(r.code).toBe(0);
-    for (const cmd of ['run', 'migrate', 'config', 'plan', 'simulator', 'demo']) expect(r.stdout).toContain(cmd);
+    for (const cmd of ['run', 'migrate', 'config', 'plan', 'simulator', 'demo'])
+      expect(r.stdout).toContain(cmd);
   });
 
   it('stops with exit code 2 and names the key and value of an invalid config', async () => {

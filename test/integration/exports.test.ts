@@ -27,13 +27,29 @@ describe('exports job', () => {
     const c = collector;
     const dir = tempDir();
     cleanupDir = dir.cleanup;
-    const payload = { directory: dir.dir, pollInterval: 10, maxWait: 60_000, wait: true, definitions: [{ ...definition, window: 'previous-day' as const }] };
+    const payload = {
+      directory: dir.dir,
+      pollInterval: 10,
+      maxWait: 60_000,
+      wait: true,
+      definitions: [{ ...definition, window: 'previous-day' as const }],
+    };
     const result = await runJob('exports', jobs.exports, payload, c.deps);
     expect(result.status).toBe('succeeded');
     const op = c.store.sqlite.prepare('SELECT * FROM export_operations').get() as Record<string, string>;
-    expect(op).toMatchObject({ export_name: 'treasury', first_date: '2025-06-14', last_date: '2025-06-14', status: 'COMPLETED' });
-    expect(JSON.parse(op.status_history).map((h: { status: string }) => h.status)).toContain('COMPLETED');
-    const file = c.store.sqlite.prepare('SELECT * FROM export_files').get() as Record<string, string | number>;
+    expect(op).toMatchObject({
+      export_name: 'treasury',
+      first_date: '2025-06-14',
+      last_date: '2025-06-14',
+      status: 'COMPLETED',
+    });
+    expect(JSON.parse(op.status_history ?? '[]').map((h: { status: string }) => h.status)).toContain(
+      'COMPLETED',
+    );
+    const file = c.store.sqlite.prepare('SELECT * FROM export_files').get() as Record<
+      string,
+      string | number
+    >;
     const bytes = readFileSync(file.path as string);
     expect(file.size_bytes).toBe(bytes.length);
     expect(file.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
@@ -53,17 +69,31 @@ describe('exports job', () => {
     const result = await runJob(
       'exports',
       jobs.exports,
-      { directory: dir.dir, pollInterval: 10, maxWait: 60_000, wait: true, definitions: [{ ...definition, window: { lastDays: 25 } }] },
+      {
+        directory: dir.dir,
+        pollInterval: 10,
+        maxWait: 60_000,
+        wait: true,
+        definitions: [{ ...definition, window: { lastDays: 25 } }],
+      },
       c.deps,
     );
     expect(result.status).toBe('succeeded');
     const ops = c.store.sqlite
-      .prepare('SELECT status, code, first_date, last_date, next_date, follow_up_of FROM export_operations ORDER BY first_date')
+      .prepare(
+        'SELECT status, code, first_date, last_date, next_date, follow_up_of FROM export_operations ORDER BY first_date',
+      )
       .all() as Record<string, string | null>[];
     expect(ops.length).toBeGreaterThanOrEqual(3);
-    expect(ops[0]).toMatchObject({ status: 'COMPLETED_WITH_WARNING', code: 'WarnTruncatedExport', first_date: '2025-05-21' });
+    expect(ops[0]).toMatchObject({
+      status: 'COMPLETED_WITH_WARNING',
+      code: 'WarnTruncatedExport',
+      first_date: '2025-05-21',
+    });
     for (let i = 1; i < ops.length; i++) expect(ops[i]!.first_date).toBe(ops[i - 1]!.next_date);
     expect(ops.at(-1)).toMatchObject({ status: 'COMPLETED', last_date: '2025-06-14' });
-    expect((c.store.sqlite.prepare('SELECT COUNT(*) AS n FROM export_files').get() as { n: number }).n).toBe(ops.length);
+    expect((c.store.sqlite.prepare('SELECT COUNT(*) AS n FROM export_files').get() as { n: number }).n).toBe(
+      ops.length,
+    );
   });
 });

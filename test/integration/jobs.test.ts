@@ -97,7 +97,9 @@ describe('transactions job', () => {
     const truthBefore = c.sim.truth.transactions({ network: 'mainnet' });
     const next = await run(c, 'transactions', jobs.transactions, txPayload);
     expect(next.rowsWritten).toBe(120);
-    const stored = new Set(rowsOf(c, 'SELECT chain_id, tx_hash FROM transactions').map((r) => `${r.chain_id}:${r.tx_hash}`));
+    const stored = new Set(
+      rowsOf(c, 'SELECT chain_id, tx_hash FROM transactions').map((r) => `${r.chain_id}:${r.tx_hash}`),
+    );
     for (const tx of truthBefore.slice(0, 420)) expect(stored.has(`${tx.chainId}:${tx.txHash}`)).toBe(true);
   });
 
@@ -115,7 +117,11 @@ describe('transactions job', () => {
       'mainnet/failed',
       'mainnet/success',
     ]);
-    expect(rowsOf(c, "SELECT DISTINCT tx_status FROM transactions WHERE network = 'fuji' ORDER BY 1").map((r) => r.tx_status)).toEqual(['0', '1']);
+    expect(
+      rowsOf(c, "SELECT DISTINCT tx_status FROM transactions WHERE network = 'fuji' ORDER BY 1").map(
+        (r) => r.tx_status,
+      ),
+    ).toEqual(['0', '1']);
   });
 });
 
@@ -152,7 +158,10 @@ describe('rewards job', () => {
       });
     }
     // Findable by address.
-    const byAddress = rowsOf(c, `SELECT COUNT(*) AS n FROM reward_addresses WHERE address = '${rewardAddresses[0]}'`)[0]!;
+    const byAddress = rowsOf(
+      c,
+      `SELECT COUNT(*) AS n FROM reward_addresses WHERE address = '${rewardAddresses[0]}'`,
+    )[0]!;
     expect(byAddress.n).toBe(c.sim.truth.rewards('mainnet', { addresses: [rewardAddresses[0]!] }).length);
 
     const before = requestCount(c.sim, 'rewards');
@@ -164,9 +173,17 @@ describe('rewards job', () => {
   it('asks for 1,000 addresses in a dozen requests, not a thousand', async () => {
     const c = await setup();
     const addresses = Array.from({ length: 1000 }, (_, i) => demoAddress(`holder-${i}`));
-    const result = await run(c, 'rewards', jobs.rewards, { ...rewardsPayload, addresses, nodeIds: [], pageSize: 100, maxPages: 1 });
+    const result = await run(c, 'rewards', jobs.rewards, {
+      ...rewardsPayload,
+      addresses,
+      nodeIds: [],
+      pageSize: 100,
+      maxPages: 1,
+    });
     expect(result.status).toBe('succeeded');
-    const batches = new Set(c.sim.requests.filter((r) => r.endpoint === 'rewards').map((r) => r.query.addresses));
+    const batches = new Set(
+      c.sim.requests.filter((r) => r.endpoint === 'rewards').map((r) => r.query.addresses),
+    );
     expect(batches.size).toBeLessThanOrEqual(13);
     const asked = [...batches].flatMap((b) => b!.split(','));
     expect(new Set(asked).size).toBe(1000);
@@ -188,9 +205,24 @@ describe('rewards job', () => {
 describe('usage-metrics job', () => {
   const payload = {
     sources: [
-      { source: 'dataApi' as const, timeInterval: 'hourly' as const, groupBy: 'requestPath' as const, lookback: 2 * 86_400_000 },
-      { source: 'primaryNetworkRpc' as const, network: 'mainnet' as const, timeInterval: 'daily' as const, lookback: 7 * 86_400_000 },
-      { source: 'subnetRpc' as const, chainIds: ['432204', '73772'], timeInterval: 'daily' as const, lookback: 7 * 86_400_000 },
+      {
+        source: 'dataApi' as const,
+        timeInterval: 'hourly' as const,
+        groupBy: 'requestPath' as const,
+        lookback: 2 * 86_400_000,
+      },
+      {
+        source: 'primaryNetworkRpc' as const,
+        network: 'mainnet' as const,
+        timeInterval: 'daily' as const,
+        lookback: 7 * 86_400_000,
+      },
+      {
+        source: 'subnetRpc' as const,
+        chainIds: ['432204', '73772'],
+        timeInterval: 'daily' as const,
+        lookback: 7 * 86_400_000,
+      },
     ],
   };
 
@@ -199,7 +231,8 @@ describe('usage-metrics job', () => {
     const first = await run(c, 'usage-metrics', jobs['usage-metrics'], payload);
     expect(first).toMatchObject({ status: 'succeeded', requests: 4, computeUnits: 800 });
     const servedValues = c.sim.served.usageMetrics.reduce(
-      (n, s) => n + (s.body as { metrics: { values: unknown[] }[] }).metrics.reduce((m, b) => m + b.values.length, 0),
+      (n, s) =>
+        n + (s.body as { metrics: { values: unknown[] }[] }).metrics.reduce((m, b) => m + b.values.length, 0),
       0,
     );
     expect(rowsOf(c, 'SELECT COUNT(*) AS n FROM usage_metrics')[0]!.n).toBe(servedValues);
@@ -208,7 +241,10 @@ describe('usage-metrics job', () => {
     const idle = await run(c, 'usage-metrics', jobs['usage-metrics'], payload);
     expect(idle).toMatchObject({ rowsWritten: 0, requests: 4 });
 
-    const newestStored = rowsOf(c, "SELECT MAX(bucket_timestamp) AS t FROM usage_metrics WHERE source = 'dataApi'")[0]!.t;
+    const newestStored = rowsOf(
+      c,
+      "SELECT MAX(bucket_timestamp) AS t FROM usage_metrics WHERE source = 'dataApi'",
+    )[0]!.t;
     c.clock.advance(20 * 60_000);
     const later = await run(c, 'usage-metrics', jobs['usage-metrics'], payload);
     expect(later.rowsWritten).toBeGreaterThan(0);
@@ -224,7 +260,8 @@ describe('signatures job', () => {
     const first = await run(c, 'signatures', jobs.signatures, payload);
     expect(first).toMatchObject({ rowsWritten: 2, requests: 2, computeUnits: 40 });
     const rows = rowsOf(c, 'SELECT tx_hash, signed_message FROM signatures ORDER BY tx_hash');
-    for (const row of rows) expect(row.signed_message).toBe(c.sim.truth.signature('mainnet', row.tx_hash as string));
+    for (const row of rows)
+      expect(row.signed_message).toBe(c.sim.truth.signature('mainnet', row.tx_hash as string));
     const again = await run(c, 'signatures', jobs.signatures, payload);
     expect(again).toMatchObject({ rowsWritten: 0, requests: 0 });
   });

@@ -46,7 +46,11 @@ function feed() {
   };
 }
 
-function run(store: Store, f: ReturnType<typeof feed>, opts: { maxPages?: number; backfill?: boolean; crashAfter?: number } = {}) {
+function run(
+  store: Store,
+  f: ReturnType<typeof feed>,
+  opts: { maxPages?: number; backfill?: boolean; crashAfter?: number } = {},
+) {
   let writes = 0;
   return syncNewestFirst<number>({
     store,

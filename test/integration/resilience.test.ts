@@ -21,7 +21,11 @@ describe('resilience against upstream faults', () => {
   it('survives 5xx answers with backoff and stores the same rows as a clean run', async () => {
     collector = await startCollector();
     const c = collector;
-    c.sim.setFaults({ endpoints: { transactions: { plan: [{ status: 503 }, { status: 502 }, { kind: 'ok' }, { status: 500 }] } } });
+    c.sim.setFaults({
+      endpoints: {
+        transactions: { plan: [{ status: 503 }, { status: 502 }, { kind: 'ok' }, { status: 500 }] },
+      },
+    });
     const result = await runJob('transactions', jobs.transactions, txPayload, c.deps);
     expect(result).toMatchObject({ status: 'succeeded', rowsWritten: 300 });
     expect(result.requests).toBe(6); // 3 pages + 3 failed attempts, all charged
@@ -62,9 +66,12 @@ describe('resilience against upstream faults', () => {
     expect(resumed.status).toBe('succeeded');
     const truth = c.sim.truth.transactions({ network: 'mainnet' }).slice(0, 300);
     const stored = new Set(
-      (c.store.sqlite.prepare('SELECT chain_id, tx_hash FROM transactions').all() as { chain_id: string; tx_hash: string }[]).map(
-        (r) => `${r.chain_id}:${r.tx_hash}`,
-      ),
+      (
+        c.store.sqlite.prepare('SELECT chain_id, tx_hash FROM transactions').all() as {
+          chain_id: string;
+          tx_hash: string;
+        }[]
+      ).map((r) => `${r.chain_id}:${r.tx_hash}`),
     );
     for (const tx of truth) expect(stored.has(`${tx.chainId}:${tx.txHash}`)).toBe(true);
   });
@@ -76,7 +83,14 @@ describe('resilience against upstream faults', () => {
     const rewards = await runJob(
       'rewards',
       jobs.rewards,
-      { network: 'mainnet', addresses: [demoAddress('x')], nodeIds: [], currency: 'usd', pageSize: 100, maxPages: 5 },
+      {
+        network: 'mainnet',
+        addresses: [demoAddress('x')],
+        nodeIds: [],
+        currency: 'usd',
+        pageSize: 100,
+        maxPages: 5,
+      },
       c.deps,
     );
     expect(rewards.status).toBe('succeeded');
@@ -98,7 +112,10 @@ describe('resilience against upstream faults', () => {
 describe('secrets', () => {
   it('the API key never reaches the database, the logs, or the export download host', async () => {
     const key = 'glc-secret-key-0123456789';
-    collector = await startCollector({ apiKey: key, sim: { apiKeys: { [key]: { tier: 'Pro' } }, exports: { runningMs: 0 } } });
+    collector = await startCollector({
+      apiKey: key,
+      sim: { apiKeys: { [key]: { tier: 'Pro' } }, exports: { runningMs: 0 } },
+    });
     const c = collector;
     c.sim.setFaults({ endpoints: { supply: { plan: [{ status: 401 }] } } });
     await runJob('supply', jobs.supply, {}, c.deps);

@@ -42,7 +42,10 @@ const addFormats = addFormatsModule.default;
 
 const ajv = new Ajv2020({ allErrors: true, strict: true });
 // OpenAPI's singular `example` is an annotation, not a JSON Schema keyword.
-ajv.addKeyword({ keyword: 'example', schemaType: ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'] });
+ajv.addKeyword({
+  keyword: 'example',
+  schemaType: ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'],
+});
 addFormats(ajv);
 ajv.addSchema({ $id: COMPONENTS_ID, $defs: rewriteRefs(spec.components.schemas) as Record<string, unknown> });
 
@@ -75,7 +78,8 @@ function validatorFor(ref: OperationRef, status: number): ValidateFunction {
   if (cached) return cached;
   const op = findOperation(ref);
   const schema = op.responses[String(status)]?.content?.['application/json']?.schema;
-  if (schema === undefined) throw new Error(`${op.operationId} documents no JSON response for status ${status}`);
+  if (schema === undefined)
+    throw new Error(`${op.operationId} documents no JSON response for status ${status}`);
   const validate = ajv.compile(rewriteRefs(schema) as object);
   compiled.set(key, validate);
   return validate;
@@ -85,14 +89,18 @@ function validatorFor(ref: OperationRef, status: number): ValidateFunction {
 export function responseErrors(ref: OperationRef, status: number, body: unknown): string[] {
   const validate = validatorFor(ref, status);
   if (validate(body)) return [];
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+  return (validate.errors ?? []).map(
+    (e) => `${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`,
+  );
 }
 
 /** Throws, listing every schema error, unless `body` is a valid response of `ref` with `status`. */
 export function expectValidResponse(ref: OperationRef, status: number, body: unknown): void {
   const errors = responseErrors(ref, status, body);
   if (errors.length > 0) {
-    throw new Error(`Response of ${ref} (${status}) does not match the OpenAPI schema:\n${errors.join('\n')}`);
+    throw new Error(
+      `Response of ${ref} (${status}) does not match the OpenAPI schema:\n${errors.join('\n')}`,
+    );
   }
 }
 

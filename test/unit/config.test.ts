@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, describeConfig, loadConfig } from '../../src/config/index.js';
-import { addressProblem } from '../../src/config/identifiers.js';
 import { parseDuration } from '../../src/config/durations.js';
+import { addressProblem } from '../../src/config/identifiers.js';
+import { ConfigError, describeConfig, loadConfig } from '../../src/config/index.js';
 import { demoAddress, demoCb58, demoFileConfig, demoNodeId } from '../../src/demo-config.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -94,12 +94,20 @@ describe('config file validation', () => {
     },
     {
       name: 'an unknown usage-metrics group',
-      file: { jobs: { usageMetrics: { schedule: '0 * * * *', sources: [{ source: 'subnetRpc', groupBy: 'country' }] } } },
+      file: {
+        jobs: {
+          usageMetrics: { schedule: '0 * * * *', sources: [{ source: 'subnetRpc', groupBy: 'country' }] },
+        },
+      },
       expected: ['jobs.usageMetrics.sources[0].groupBy = "country"', 'rpcMethod'],
     },
     {
       name: 'a bad duration',
-      file: { jobs: { usageMetrics: { schedule: '0 * * * *', sources: [{ source: 'dataApi', lookback: 'a week' }] } } },
+      file: {
+        jobs: {
+          usageMetrics: { schedule: '0 * * * *', sources: [{ source: 'dataApi', lookback: 'a week' }] },
+        },
+      },
       expected: ['jobs.usageMetrics.sources[0].lookback = "a week"', 'duration'],
     },
     {
@@ -108,7 +116,9 @@ describe('config file validation', () => {
         jobs: {
           exports: {
             schedule: '0 2 * * *',
-            definitions: [{ name: 'x', type: 'TRANSACTION_EXPORT_EVM', addresses: ['avax1'], includeChains: ['43114'] }],
+            definitions: [
+              { name: 'x', type: 'TRANSACTION_EXPORT_EVM', addresses: ['avax1'], includeChains: ['43114'] },
+            ],
           },
         },
       },
@@ -170,7 +180,9 @@ describe('environment', () => {
   });
 
   it('names an unreadable key file', () => {
-    const err = configError(() => loadConfig({ env: { GLACIER_API_KEY_FILE: '/nonexistent/key' }, cwd: '/' }));
+    const err = configError(() =>
+      loadConfig({ env: { GLACIER_API_KEY_FILE: '/nonexistent/key' }, cwd: '/' }),
+    );
     expect(err.message).toContain('GLACIER_API_KEY_FILE = "/nonexistent/key"');
     expect(err.message).toContain('ENOENT');
   });

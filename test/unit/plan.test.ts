@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { batchIds, MAX_REWARDS_URL_LENGTH } from '../../jobs/rewards.js';
 import { fileConfigSchema, loadConfig } from '../../src/config/index.js';
 import { demoAddress } from '../../src/demo-config.js';
 import { buildPlan, runsPerDay } from '../../src/plan.js';
-import { batchIds, MAX_REWARDS_URL_LENGTH } from '../../jobs/rewards.js';
 
 describe('runsPerDay', () => {
   it.each([
@@ -24,7 +24,8 @@ describe('rewards batching', () => {
     const batches = batchIds(addresses);
     expect(batches.length).toBeLessThanOrEqual(13);
     expect(batches.flat()).toEqual(addresses);
-    for (const b of batches) expect(encodeURIComponent(b.join(',')).length).toBeLessThan(MAX_REWARDS_URL_LENGTH);
+    for (const b of batches)
+      expect(encodeURIComponent(b.join(',')).length).toBeLessThan(MAX_REWARDS_URL_LENGTH);
   });
 
   it('drops duplicates and keeps the order, so appending only changes the last batch', () => {
@@ -36,7 +37,10 @@ describe('rewards batching', () => {
 });
 
 describe('plan', () => {
-  const config = (jobs: unknown) => ({ ...loadConfig({ env: {}, cwd: '/nonexistent' }), ...fileConfigSchema.parse({ jobs }) });
+  const config = (jobs: unknown) => ({
+    ...loadConfig({ env: {}, cwd: '/nonexistent' }),
+    ...fileConfigSchema.parse({ jobs }),
+  });
 
   it('adds up compute units per day per job', () => {
     const plan = buildPlan(
@@ -49,7 +53,10 @@ describe('plan', () => {
     );
     const byJob = Object.fromEntries(plan.jobs.map((p) => [p.job, p]));
     expect(byJob.supply?.computeUnitsPerDay.steady).toBe(1440);
-    expect(byJob.transactions?.computeUnitsPerDay).toEqual({ steady: 1440 * 2 * 20, worst: 1440 * 2 * 5 * 20 });
+    expect(byJob.transactions?.computeUnitsPerDay).toEqual({
+      steady: 1440 * 2 * 20,
+      worst: 1440 * 2 * 5 * 20,
+    });
     expect(byJob.rewards?.computeUnitsPerDay.steady).toBe(24 * 100);
     expect(plan.total.steady).toBe(1440 + 57_600 + 2_400);
     expect(plan.warnings).toEqual([]);

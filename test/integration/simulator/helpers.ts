@@ -3,7 +3,7 @@
  * fetch wrapper that validates every JSON answer against the OpenAPI schema of its operation
  * (success bodies and error bodies alike), so no test can forget to.
  */
-import { type ManualClock, createManualClock } from '../../../src/clock.js';
+import { createManualClock, type ManualClock } from '../../../src/clock.js';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../../src/simulator/index.js';
 import { matchRoute } from '../../../src/simulator/router.js';
 import { expectValidComponent, expectValidResponse } from '../../support/openapi.js';
@@ -11,7 +11,7 @@ import { expectValidComponent, expectValidResponse } from '../../support/openapi
 /** 2025-06-02T12:00:00Z, a Monday. */
 export const T0 = Date.UTC(2025, 5, 2, 12, 0, 0);
 export const MAINNET_ADDRESS = 'avax1h2ccj9f5ay5acl6tyn9mwmw32p8wref8vl8ctg';
-export const FUJI_ADDRESS = 'fuji1h2ccj9f5ay5acl6tyn9mwmw32p8wref8vl8ctg';
+export const FUJI_ADDRESS = 'fuji12yufnu90fnfa86t7lrjcr40zejgdt8rj06pda8';
 export const NODE_ID = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
 export const TX_ID = '3P91K6nuDFvDodcRuJTsgdf9SvYe5pMiKk38HppsoeAiEztCP';
 
