@@ -21,7 +21,7 @@ const queries: { title: string; sql: string }[] = [
             ROUND(SUM(CAST(r.amount AS REAL)) / 1e9, 4) AS avax,
             ROUND(SUM(CAST(r.amount AS REAL) / 1e9 * CAST(r.price_value AS REAL)), 2) AS usd
           FROM rewards r JOIN reward_addresses a USING (network, utxo_id)
-          GROUP BY a.address ORDER BY rewards DESC`,
+          GROUP BY a.address ORDER BY rewards DESC LIMIT 10`,
   },
   {
     title: 'Job runs',

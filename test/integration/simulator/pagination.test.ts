@@ -36,6 +36,7 @@ describe('simulator pagination', () => {
   it('gives no nextPageToken on the last page, even when the page is full', async () => {
     const { sim } = await startTestSimulator({ initialTransactions: 40 });
     const total = sim.truth.transactions().length;
+    expect(total).toBe(40);
     const { items, pages } = await pageThrough<NativeTransaction>(sim, `/v1/transactions?pageSize=${total / 2}`, 'transactions');
     expect(items).toHaveLength(total);
     expect(pages).toBe(2);
@@ -50,6 +51,7 @@ describe('simulator pagination', () => {
     const first = await api(sim, '/v1/transactions?pageSize=10');
     clock.advance(5 * 60_000);
     expect(sim.truth.transactions().length).toBe(before.length + 300);
+    expect(before).toHaveLength(100);
     const second = await api(sim, `/v1/transactions?pageSize=10&pageToken=${first.body.nextPageToken}`);
     expect([...first.body.transactions, ...second.body.transactions]).toEqual(before.slice(0, 20));
     const fresh = await api(sim, '/v1/transactions?pageSize=10');
@@ -116,7 +118,7 @@ describe('simulator pagination', () => {
   });
 
   it('keeps paging rewards in ascending order as new rewards appear', async () => {
-    const { sim, clock } = await startTestSimulator();
+    const { sim, clock } = await startTestSimulator({ pageTokenTtlMs: 60 * 86_400_000 });
     const base = `/v1/networks/mainnet/rewards?nodeIds=${NODE_ID}&sortOrder=asc&pageSize=100`;
     const before = sim.truth.rewards('mainnet', { nodeIds: [NODE_ID] }).reverse();
     const first = await api(sim, base);
