@@ -32,6 +32,7 @@ export const evmColumns = [
   'gasUsed',
   'gasPrice',
   'nonce',
+  'callType',
   'methodHash',
   'methodName',
 ] as const;
@@ -119,6 +120,7 @@ export function exportRow(
       gasUsed: tx.gasUsed,
       gasPrice: tx.gasPrice,
       nonce: tx.nonce,
+      callType: tx.method?.callType ?? '',
       methodHash: tx.method?.methodHash ?? '',
       methodName: tx.method?.methodName ?? '',
     };

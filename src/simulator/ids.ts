@@ -74,17 +74,25 @@ export function hex0x(bytes: Uint8Array): string {
 
 export const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
+/** Base58 (Bitcoin alphabet), by repeated division of the byte string: no BigInt, a few µs for 36 bytes. */
 export function base58(bytes: Uint8Array): string {
-  let n = bytes.length === 0 ? 0n : BigInt('0x' + Buffer.from(bytes).toString('hex'));
-  let out = '';
-  while (n > 0n) {
-    out = BASE58_ALPHABET[Number(n % 58n)] + out;
-    n /= 58n;
+  let zeros = 0;
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
+  const digits: number[] = [];
+  for (let i = zeros; i < bytes.length; i++) {
+    let carry = bytes[i] as number;
+    for (let j = 0; j < digits.length; j++) {
+      carry += (digits[j] as number) << 8;
+      digits[j] = carry % 58;
+      carry = Math.floor(carry / 58);
+    }
+    while (carry > 0) {
+      digits.push(carry % 58);
+      carry = Math.floor(carry / 58);
+    }
   }
-  for (const byte of bytes) {
-    if (byte !== 0) break;
-    out = '1' + out;
-  }
+  let out = '1'.repeat(zeros);
+  for (let k = digits.length - 1; k >= 0; k--) out += BASE58_ALPHABET[digits[k] as number];
   return out;
 }
 

@@ -93,6 +93,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const clock = options.clock ?? systemClock;
   const epochMs = options.epochMs ?? Math.floor(clock.now() / HOUR_MS) * HOUR_MS;
   const host = options.host ?? '127.0.0.1';
+  const settings = exportSettings(options.exports);
+  const ttlMs = positive('pageTokenTtlMs', options.pageTokenTtlMs ?? 24 * HOUR_MS);
   let url = '';
   const ctx: SimContext = {
     seed,
@@ -108,10 +110,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }),
     rewards: createRewardSource({ seed, now: () => clock.now(), epochMs }),
     supply: createSupplySource({ seed }),
-    operations: createOperationStore({ clock, settings: exportSettings(options.exports) }),
-    exportSettings: exportSettings(options.exports),
-    txTokens: createTokenStore<number>({ clock, ttlMs: options.pageTokenTtlMs ?? 24 * HOUR_MS }),
-    rewardTokens: createTokenStore<RewardKey>({ clock, ttlMs: options.pageTokenTtlMs ?? 24 * HOUR_MS }),
+    operations: createOperationStore({ clock, settings }),
+    exportSettings: settings,
+    txTokens: createTokenStore<number>({ clock, ttlMs }),
+    rewardTokens: createTokenStore<RewardKey>({ clock, ttlMs }),
     publicUrl: () => (options.publicUrl ?? url).replace(/\/+$/, ''),
   };
   const faults = createFaultEngine(options.faults, seed);

@@ -15,7 +15,13 @@ describe('simulator endpoints', () => {
     const { sim } = await startTestSimulator();
     const res = await api(sim, '/v1/avax/supply');
     expect(res.status).toBe(200);
-    for (const field of ['circulatingSupply', 'totalSupply', 'totalPBurned', 'totalCBurned', 'totalRewards']) {
+    for (const field of [
+      'circulatingSupply',
+      'totalSupply',
+      'totalPBurned',
+      'totalCBurned',
+      'totalRewards',
+    ]) {
       expect(res.body[field]).toMatch(/^\d+\.\d{15,}$/);
     }
     expect(res.body.genesisUnlock).toBe('360000000');
@@ -65,16 +71,19 @@ describe('simulator endpoints', () => {
     expect(some((tx) => tx.method === undefined)).toBe(true);
     expect(some((tx) => tx.blockTimestampMilliseconds === undefined)).toBe(true);
     expect(some((tx) => tx.blockMinDelayExcess === undefined)).toBe(true);
-    expect(some((tx) => tx.to.symbol !== undefined && tx.to.name !== undefined && tx.to.logoUri !== undefined)).toBe(
-      true,
-    );
+    expect(
+      some((tx) => tx.to.symbol !== undefined && tx.to.name !== undefined && tx.to.logoUri !== undefined),
+    ).toBe(true);
     const callTypes = new Set(all.map((tx) => tx.method?.callType).filter(Boolean));
     expect([...callTypes].sort()).toEqual(['CONTRACT_CALL', 'CONTRACT_CREATION', 'NATIVE_TRANSFER']);
   });
 
   it('filters transactions by status and serves fuji and testnet as the same test network', async () => {
     const { sim } = await startTestSimulator();
-    const failed = await api<{ transactions: NativeTransaction[] }>(sim, '/v1/transactions?status=failed&pageSize=50');
+    const failed = await api<{ transactions: NativeTransaction[] }>(
+      sim,
+      '/v1/transactions?status=failed&pageSize=50',
+    );
     expect(failed.body.transactions.length).toBe(50);
     expect(failed.body.transactions.every((tx) => tx.txStatus === '0')).toBe(true);
     const success = await api<{ transactions: NativeTransaction[] }>(sim, '/v1/transactions?status=success');
@@ -85,7 +94,9 @@ describe('simulator endpoints', () => {
     const testnet = await api(sim, '/v1/transactions?network=testnet&pageSize=20');
     expect(fuji.body.transactions).toEqual(testnet.body.transactions);
     const testChains = chainsByNetwork.testnet.map((c) => c.chainId);
-    expect(fuji.body.transactions.every((tx: NativeTransaction) => testChains.includes(tx.chainId))).toBe(true);
+    expect(fuji.body.transactions.every((tx: NativeTransaction) => testChains.includes(tx.chainId))).toBe(
+      true,
+    );
     const mainnet = await api(sim, '/v1/transactions?network=mainnet&pageSize=20');
     expect(mainnet.body.transactions).toEqual(sim.truth.transactions({ network: 'mainnet' }).slice(0, 20));
     expect(mainnet.body.transactions).not.toEqual(fuji.body.transactions);
@@ -183,7 +194,10 @@ describe('simulator endpoints', () => {
       expect(m.values.every((v) => v.groupedBy === 'requestType')).toBe(true);
     }
 
-    const subnet = await api(sim, '/v1/subnetRpcUsageMetrics?timeInterval=weekly&groupBy=responseCode&chainId=432204');
+    const subnet = await api(
+      sim,
+      '/v1/subnetRpcUsageMetrics?timeInterval=weekly&groupBy=responseCode&chainId=432204',
+    );
     expect(subnet.body.chainId).toBe('432204');
     expect(subnet.body.aggregateDuration).toBe('1w');
     for (const m of subnet.body.metrics as UsageMetric[]) {
@@ -194,7 +208,9 @@ describe('simulator endpoints', () => {
     }
 
     const monthly = await api(sim, '/v1/apiUsageMetrics?timeInterval=monthly');
-    expect(monthly.body.metrics.every((m: UsageMetric) => new Date(m.timestamp * 1000).getUTCDate() === 1)).toBe(true);
+    expect(
+      monthly.body.metrics.every((m: UsageMetric) => new Date(m.timestamp * 1000).getUTCDate() === 1),
+    ).toBe(true);
     const minute = await api(sim, '/v1/apiUsageMetrics?timeInterval=minute');
     expect(minute.body.aggregateDuration).toBe('1m');
     expect(minute.body.metrics).toHaveLength(61);
@@ -233,7 +249,8 @@ describe('simulator endpoints', () => {
     const { sim } = await startTestSimulator();
     const whole = await api(sim, '/v1/primaryNetworkRpcUsageMetrics?network=mainnet');
     const filtered = await api(sim, '/v1/primaryNetworkRpcUsageMetrics?network=mainnet&rpcMethod=eth_call');
-    const total = (b: { metrics: UsageMetric[] }) => b.metrics.reduce((s, m) => s + (m.values[0]?.totalRequests ?? 0), 0);
+    const total = (b: { metrics: UsageMetric[] }) =>
+      b.metrics.reduce((s, m) => s + (m.values[0]?.totalRequests ?? 0), 0);
     expect(total(filtered.body)).toBeLessThan(total(whole.body));
     expect(total(filtered.body)).toBeGreaterThan(0);
     for (const groupBy of ['rpcMethod', 'requestPath', 'responseCode', 'country', 'continent', 'userAgent']) {
@@ -259,7 +276,10 @@ describe('simulator endpoints', () => {
     const testnet = await api(sim, `/v1/signatureAggregator/testnet/aggregateSignatures/${TX_ID}`);
     expect(fuji.body).toEqual(testnet.body);
     expect(fuji.body).not.toEqual(res.body);
-    const missing = await api(sim, `/v1/signatureAggregator/mainnet/aggregateSignatures/11111111${TX_ID.slice(8)}`);
+    const missing = await api(
+      sim,
+      `/v1/signatureAggregator/mainnet/aggregateSignatures/11111111${TX_ID.slice(8)}`,
+    );
     expect(missing.status).toBe(404);
     expect(sim.served.signatures).toHaveLength(3);
   });

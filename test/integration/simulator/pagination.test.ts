@@ -1,10 +1,21 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HistoricalReward, NativeTransaction, SimulatorHandle } from '../../../src/simulator/index.js';
-import { api, closeSimulators, expectError, MAINNET_ADDRESS, NODE_ID, startTestSimulator } from './helpers.js';
+import {
+  api,
+  closeSimulators,
+  expectError,
+  MAINNET_ADDRESS,
+  NODE_ID,
+  startTestSimulator,
+} from './helpers.js';
 
 afterEach(closeSimulators);
 
-async function pageThrough<T>(sim: SimulatorHandle, path: string, key: string): Promise<{ items: T[]; pages: number }> {
+async function pageThrough<T>(
+  sim: SimulatorHandle,
+  path: string,
+  key: string,
+): Promise<{ items: T[]; pages: number }> {
   const items: T[] = [];
   let token: string | undefined;
   let pages = 0;
@@ -22,22 +33,37 @@ async function pageThrough<T>(sim: SimulatorHandle, path: string, key: string): 
 describe('simulator pagination', () => {
   it.each([
     ['all mainnet', '/v1/transactions?pageSize=7', {}],
-    ['failed on fuji', '/v1/transactions?pageSize=3&network=fuji&status=failed', { network: 'fuji', status: 'failed' }],
-    ['success on testnet', '/v1/transactions?pageSize=100&network=testnet&status=success', { network: 'testnet', status: 'success' }],
-  ] as const)('returns every transaction of a static data set exactly once (%s)', async (_what, path, filter) => {
-    const { sim } = await startTestSimulator({ initialTransactions: 300 });
-    const { items } = await pageThrough<NativeTransaction>(sim, path, 'transactions');
-    const truth = sim.truth.transactions(filter);
-    expect(items.map((tx) => tx.txHash)).toEqual(truth.map((tx) => tx.txHash));
-    expect(new Set(items.map((tx) => tx.txHash)).size).toBe(items.length);
-    expect(items).toEqual(truth);
-  });
+    [
+      'failed on fuji',
+      '/v1/transactions?pageSize=3&network=fuji&status=failed',
+      { network: 'fuji', status: 'failed' },
+    ],
+    [
+      'success on testnet',
+      '/v1/transactions?pageSize=100&network=testnet&status=success',
+      { network: 'testnet', status: 'success' },
+    ],
+  ] as const)(
+    'returns every transaction of a static data set exactly once (%s)',
+    async (_what, path, filter) => {
+      const { sim } = await startTestSimulator({ initialTransactions: 300 });
+      const { items } = await pageThrough<NativeTransaction>(sim, path, 'transactions');
+      const truth = sim.truth.transactions(filter);
+      expect(items.map((tx) => tx.txHash)).toEqual(truth.map((tx) => tx.txHash));
+      expect(new Set(items.map((tx) => tx.txHash)).size).toBe(items.length);
+      expect(items).toEqual(truth);
+    },
+  );
 
   it('gives no nextPageToken on the last page, even when the page is full', async () => {
     const { sim } = await startTestSimulator({ initialTransactions: 40 });
     const total = sim.truth.transactions().length;
     expect(total).toBe(40);
-    const { items, pages } = await pageThrough<NativeTransaction>(sim, `/v1/transactions?pageSize=${total / 2}`, 'transactions');
+    const { items, pages } = await pageThrough<NativeTransaction>(
+      sim,
+      `/v1/transactions?pageSize=${total / 2}`,
+      'transactions',
+    );
     expect(items).toHaveLength(total);
     expect(pages).toBe(2);
     const single = await api(sim, '/v1/transactions?pageSize=100');
@@ -56,7 +82,9 @@ describe('simulator pagination', () => {
     expect([...first.body.transactions, ...second.body.transactions]).toEqual(before.slice(0, 20));
     const fresh = await api(sim, '/v1/transactions?pageSize=10');
     expect(fresh.body.transactions[0]).toEqual(sim.truth.transactions()[0]);
-    expect(fresh.body.transactions[0].blockTimestamp).toBeGreaterThan(first.body.transactions[0].blockTimestamp);
+    expect(fresh.body.transactions[0].blockTimestamp).toBeGreaterThan(
+      first.body.transactions[0].blockTimestamp,
+    );
   });
 
   it('lets the page size change between pages', async () => {
@@ -69,21 +97,39 @@ describe('simulator pagination', () => {
   it('refuses a token reused with other filters', async () => {
     const { sim } = await startTestSimulator();
     const { nextPageToken } = (await api(sim, '/v1/transactions?status=success')).body;
-    expectError(await api(sim, `/v1/transactions?status=failed&pageToken=${nextPageToken}`), 400, 'does not match');
-    expectError(await api(sim, `/v1/transactions?network=fuji&status=success&pageToken=${nextPageToken}`), 400, 'match');
-    expect((await api(sim, `/v1/transactions?network=mainnet&status=success&pageToken=${nextPageToken}`)).status).toBe(200);
+    expectError(
+      await api(sim, `/v1/transactions?status=failed&pageToken=${nextPageToken}`),
+      400,
+      'does not match',
+    );
+    expectError(
+      await api(sim, `/v1/transactions?network=fuji&status=success&pageToken=${nextPageToken}`),
+      400,
+      'match',
+    );
+    expect(
+      (await api(sim, `/v1/transactions?network=mainnet&status=success&pageToken=${nextPageToken}`)).status,
+    ).toBe(200);
 
     const rewards = await api(sim, `/v1/networks/mainnet/rewards?addresses=${MAINNET_ADDRESS}`);
     const token = rewards.body.nextPageToken;
     const other = `/v1/networks/mainnet/rewards?addresses=${MAINNET_ADDRESS}&sortOrder=asc&pageToken=${token}`;
     expectError(await api(sim, other), 400, 'does not match');
-    expectError(await api(sim, `/v1/networks/mainnet/rewards?nodeIds=${NODE_ID}&pageToken=${token}`), 400, 'match');
+    expectError(
+      await api(sim, `/v1/networks/mainnet/rewards?nodeIds=${NODE_ID}&pageToken=${token}`),
+      400,
+      'match',
+    );
     expectError(await api(sim, `/v1/transactions?pageToken=${token}`), 400, 'Invalid pageToken');
   });
 
   it('refuses an unknown token', async () => {
     const { sim } = await startTestSimulator();
-    expectError(await api(sim, '/v1/transactions?pageToken=6b1f0a5e-2f7c-4d8e-9d55-1c3c0f3b9a11'), 400, 'Invalid pageToken');
+    expectError(
+      await api(sim, '/v1/transactions?pageToken=6b1f0a5e-2f7c-4d8e-9d55-1c3c0f3b9a11'),
+      400,
+      'Invalid pageToken',
+    );
   });
 
   it('refuses a token after its lifetime, 24 hours by default', async () => {
@@ -100,22 +146,29 @@ describe('simulator pagination', () => {
     const { sim, clock } = await startTestSimulator({ pageTokenTtlMs: 1_000 });
     const token = (await api(sim, `/v1/networks/mainnet/rewards?nodeIds=${NODE_ID}`)).body.nextPageToken;
     clock.advance(1_001);
-    expectError(await api(sim, `/v1/networks/mainnet/rewards?nodeIds=${NODE_ID}&pageToken=${token}`), 400, 'expired');
+    expectError(
+      await api(sim, `/v1/networks/mainnet/rewards?nodeIds=${NODE_ID}&pageToken=${token}`),
+      400,
+      'expired',
+    );
   });
 
-  it.each(['asc', 'desc'])('returns every reward of several subjects exactly once (sortOrder %s)', async (order) => {
-    const { sim } = await startTestSimulator();
-    // The same address in three spellings is one subject: the union has no duplicates.
-    const addresses = [MAINNET_ADDRESS, `P-${MAINNET_ADDRESS}`, `X-${MAINNET_ADDRESS}`].join(',');
-    const path = `/v1/networks/mainnet/rewards?addresses=${addresses}&nodeIds=${NODE_ID}&pageSize=9&sortOrder=${order}`;
-    const { items } = await pageThrough<HistoricalReward>(sim, path, 'historicalRewards');
-    const truth = sim.truth.rewards('mainnet', { addresses: [MAINNET_ADDRESS], nodeIds: [NODE_ID] });
-    expect(new Set(items.map((r) => r.utxoId)).size).toBe(items.length);
-    expect(items.length).toBe(truth.length);
-    expect(order === 'desc' ? items : [...items].reverse()).toEqual(truth);
-    const alone = sim.truth.rewards('mainnet', { addresses: [MAINNET_ADDRESS] }).length;
-    expect(items.length).toBe(alone + sim.truth.rewards('mainnet', { nodeIds: [NODE_ID] }).length);
-  });
+  it.each(['asc', 'desc'])(
+    'returns every reward of several subjects exactly once (sortOrder %s)',
+    async (order) => {
+      const { sim } = await startTestSimulator();
+      // The same address in three spellings is one subject: the union has no duplicates.
+      const addresses = [MAINNET_ADDRESS, `P-${MAINNET_ADDRESS}`, `X-${MAINNET_ADDRESS}`].join(',');
+      const path = `/v1/networks/mainnet/rewards?addresses=${addresses}&nodeIds=${NODE_ID}&pageSize=9&sortOrder=${order}`;
+      const { items } = await pageThrough<HistoricalReward>(sim, path, 'historicalRewards');
+      const truth = sim.truth.rewards('mainnet', { addresses: [MAINNET_ADDRESS], nodeIds: [NODE_ID] });
+      expect(new Set(items.map((r) => r.utxoId)).size).toBe(items.length);
+      expect(items.length).toBe(truth.length);
+      expect(order === 'desc' ? items : [...items].reverse()).toEqual(truth);
+      const alone = sim.truth.rewards('mainnet', { addresses: [MAINNET_ADDRESS] }).length;
+      expect(items.length).toBe(alone + sim.truth.rewards('mainnet', { nodeIds: [NODE_ID] }).length);
+    },
+  );
 
   it('keeps paging rewards in ascending order as new rewards appear', async () => {
     const { sim, clock } = await startTestSimulator({ pageTokenTtlMs: 60 * 86_400_000 });

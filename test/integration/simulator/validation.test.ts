@@ -21,40 +21,110 @@ const rewardsOf = (query: string, network = 'mainnet') => `/v1/networks/${networ
 
 /** [what, path, status, message fragment] — each answered with the error body and the right status. */
 const cases: Array<[string, string, number, string]> = [
-  ['unknown network in the rewards path', rewardsOf(`addresses=${MAINNET_ADDRESS}`, 'devnet'), 400, 'network must be one of'],
+  [
+    'unknown network in the rewards path',
+    rewardsOf(`addresses=${MAINNET_ADDRESS}`, 'devnet'),
+    400,
+    'network must be one of',
+  ],
   ['unknown network of transactions', '/v1/transactions?network=devnet', 400, 'network must be one of'],
-  ['unknown network of signatures', `/v1/signatureAggregator/local/aggregateSignatures/${TX_ID}`, 400, 'network'],
+  [
+    'unknown network of signatures',
+    `/v1/signatureAggregator/local/aggregateSignatures/${TX_ID}`,
+    400,
+    'network',
+  ],
   ['missing network of primary usage', '/v1/primaryNetworkRpcUsageMetrics', 400, 'network must be one of'],
   ['unknown network of primary usage', '/v1/primaryNetworkRpcUsageMetrics?network=devnet', 400, 'network'],
   ['pageSize 0', '/v1/transactions?pageSize=0', 400, 'pageSize must not be less than 1'],
   ['pageSize 101', '/v1/transactions?pageSize=101', 400, 'pageSize must not be greater than 100'],
   ['pageSize not an integer', '/v1/transactions?pageSize=2.5', 400, 'pageSize must be an integer number'],
-  ['pageSize not a number', rewardsOf(`addresses=${MAINNET_ADDRESS}&pageSize=ten`), 400, 'pageSize must be an integer'],
+  [
+    'pageSize not a number',
+    rewardsOf(`addresses=${MAINNET_ADDRESS}&pageSize=ten`),
+    400,
+    'pageSize must be an integer',
+  ],
   ['rewards with neither addresses nor nodeIds', rewardsOf(''), 400, 'At least one of addresses or nodeIds'],
-  ['rewards with empty lists', rewardsOf('addresses=&nodeIds=,'), 400, 'At least one of addresses or nodeIds'],
+  [
+    'rewards with empty lists',
+    rewardsOf('addresses=&nodeIds=,'),
+    400,
+    'At least one of addresses or nodeIds',
+  ],
   ['a fuji address on mainnet', rewardsOf(`addresses=${FUJI_ADDRESS}`), 400, 'must be a avax1'],
   ['a mainnet address on fuji', rewardsOf(`addresses=${MAINNET_ADDRESS}`, 'fuji'), 400, 'must be a fuji1'],
   ['a mainnet address on testnet', rewardsOf(`addresses=P-${MAINNET_ADDRESS}`, 'testnet'), 400, 'fuji1'],
   ['an address without prefix', rewardsOf('addresses=h2ccj9f5ay5acl6tyn9mwmw32p8wref8vl8ctg'), 400, 'avax1'],
-  ['an EVM address as reward address', rewardsOf('addresses=0x71C7656EC7ab88b098defB751B7401B5f6d8976F'), 400, 'avax1'],
+  [
+    'an EVM address as reward address',
+    rewardsOf('addresses=0x71C7656EC7ab88b098defB751B7401B5f6d8976F'),
+    400,
+    'avax1',
+  ],
   ['a malformed node id', rewardsOf('nodeIds=Node-123'), 400, 'nodeIds'],
-  ['unknown currency', rewardsOf(`addresses=${MAINNET_ADDRESS}&currency=btc`), 400, 'currency must be one of'],
+  [
+    'unknown currency',
+    rewardsOf(`addresses=${MAINNET_ADDRESS}&currency=btc`),
+    400,
+    'currency must be one of',
+  ],
   ['unknown sortOrder', rewardsOf(`nodeIds=${NODE_ID}&sortOrder=newest`), 400, 'sortOrder must be one of'],
   ['unknown status', '/v1/transactions?status=pending', 400, 'status must be one of the following values'],
   ['unknown timeInterval', '/v1/apiUsageMetrics?timeInterval=yearly', 400, 'timeInterval must be one of'],
-  ['minute on the primary network', '/v1/primaryNetworkRpcUsageMetrics?network=mainnet&timeInterval=minute', 400, 'timeInterval'],
+  [
+    'minute on the primary network',
+    '/v1/primaryNetworkRpcUsageMetrics?network=mainnet&timeInterval=minute',
+    400,
+    'timeInterval',
+  ],
   ['minute on subnet', '/v1/subnetRpcUsageMetrics?timeInterval=minute', 400, 'timeInterval must be one of'],
   ['groupBy of another endpoint', '/v1/apiUsageMetrics?groupBy=rpcMethod', 400, 'groupBy must be one of'],
-  ['unknown primary groupBy', '/v1/primaryNetworkRpcUsageMetrics?network=fuji&groupBy=chainId', 400, 'groupBy'],
+  [
+    'unknown primary groupBy',
+    '/v1/primaryNetworkRpcUsageMetrics?network=fuji&groupBy=chainId',
+    400,
+    'groupBy',
+  ],
   ['unknown subnet groupBy', '/v1/subnetRpcUsageMetrics?groupBy=country', 400, 'groupBy must be one of'],
   ['unknown requestType', '/v1/apiUsageMetrics?requestType=graphql', 400, 'requestType must be one of'],
-  ['negative startTimestamp', '/v1/apiUsageMetrics?startTimestamp=-1', 400, 'startTimestamp must not be less than 0'],
-  ['negative endTimestamp', '/v1/subnetRpcUsageMetrics?endTimestamp=-86400', 400, 'endTimestamp must not be less'],
-  ['fractional timestamp', '/v1/subnetRpcUsageMetrics?startTimestamp=1.5', 400, 'startTimestamp must be an integer'],
-  ['start after end', '/v1/apiUsageMetrics?startTimestamp=1748736000&endTimestamp=1748000000', 400, 'must not be after'],
-  ['too many buckets', '/v1/apiUsageMetrics?timeInterval=minute&startTimestamp=1740000000', 400, 'at most 2000'],
+  [
+    'negative startTimestamp',
+    '/v1/apiUsageMetrics?startTimestamp=-1',
+    400,
+    'startTimestamp must not be less than 0',
+  ],
+  [
+    'negative endTimestamp',
+    '/v1/subnetRpcUsageMetrics?endTimestamp=-86400',
+    400,
+    'endTimestamp must not be less',
+  ],
+  [
+    'fractional timestamp',
+    '/v1/subnetRpcUsageMetrics?startTimestamp=1.5',
+    400,
+    'startTimestamp must be an integer',
+  ],
+  [
+    'start after end',
+    '/v1/apiUsageMetrics?startTimestamp=1748736000&endTimestamp=1748000000',
+    400,
+    'must not be after',
+  ],
+  [
+    'too many buckets',
+    '/v1/apiUsageMetrics?timeInterval=minute&startTimestamp=1740000000',
+    400,
+    'at most 2000',
+  ],
   ['a txHash that is not cb58', '/v1/signatureAggregator/mainnet/aggregateSignatures/0xabc', 400, 'txHash'],
-  ['a txHash with a non-base58 letter', `/v1/signatureAggregator/fuji/aggregateSignatures/${TX_ID.replace('P', '0')}`, 400, 'cb58'],
+  [
+    'a txHash with a non-base58 letter',
+    `/v1/signatureAggregator/fuji/aggregateSignatures/${TX_ID.replace('P', '0')}`,
+    400,
+    'cb58',
+  ],
   ['unknown operationId', '/v1/operations/2b9c1c4e-0a55-4b11-9a5e-0d1f1e3e2a10', 404, 'not found'],
   ['unknown path', '/v1/chains', 404, 'Cannot GET /v1/chains'],
   ['unknown path outside /v1', '/', 404, 'Cannot GET /'],
@@ -67,7 +137,11 @@ describe('simulator validation', () => {
   });
 
   it('answers a wrong method on a known path with 404', async () => {
-    expectError(await api(sim, '/v1/transactions', { method: 'POST', body: '{}' }), 404, 'Cannot POST /v1/transactions');
+    expectError(
+      await api(sim, '/v1/transactions', { method: 'POST', body: '{}' }),
+      404,
+      'Cannot POST /v1/transactions',
+    );
     expectError(await api(sim, '/v1/operations/transactions:export'), 404, 'not found');
   });
 
@@ -99,7 +173,10 @@ describe('simulator validation', () => {
 
   describe('export creation', () => {
     const post = (body: string) => api(sim, '/v1/operations/transactions:export', { method: 'POST', body });
-    const evmOptions = { addresses: ['0x71c7656ec7ab88b098defb751b7401b5f6d8976f'], includeChains: ['43114'] };
+    const evmOptions = {
+      addresses: ['0x71c7656ec7ab88b098defb751b7401b5f6d8976f'],
+      includeChains: ['43114'],
+    };
 
     it.each([
       ['a malformed JSON body', '{"type": "TRANSACTION_EXPORT_EVM",', 'Malformed JSON body'],
@@ -119,7 +196,10 @@ describe('simulator validation', () => {
       ],
       [
         'an unknown primary-network chain',
-        JSON.stringify({ type: 'TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE', options: { includeChains: ['d-chain'] } }),
+        JSON.stringify({
+          type: 'TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE',
+          options: { includeChains: ['d-chain'] },
+        }),
         'options.includeChains must be one of',
       ],
       [
@@ -132,7 +212,9 @@ describe('simulator validation', () => {
     });
 
     it('lists every problem of a body at once', async () => {
-      const res = await post(JSON.stringify({ type: 'NOPE', options: { includeChains: 'p-chain', addresses: 'x' } }));
+      const res = await post(
+        JSON.stringify({ type: 'NOPE', options: { includeChains: 'p-chain', addresses: 'x' } }),
+      );
       expectError(res, 400);
       expect(res.body.message).toHaveLength(3);
     });

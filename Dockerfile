@@ -1,0 +1,70 @@
+# syntax=docker/dockerfile:1
+#
+# glacier-collector image. Two stages: `build` compiles the TypeScript and the native better-sqlite3
+# addon with a toolchain; the runtime stage gets only the results and runs as the unprivileged
+# `node` user. The image uses a newer Node LTS (22) than the CI minimum (20.18.1); both are supported.
+
+# ---- build ------------------------------------------------------------------------------------
+FROM node:22-bookworm-slim AS build
+
+# better-sqlite3 downloads a prebuilt binary when one matches the platform and otherwise compiles
+# its addon with node-gyp, which needs python3, make and a C++ compiler.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+
+# `npm ci` must run install scripts (better-sqlite3 builds or fetches its addon in one; npm itself
+# ignores package.json's `allowScripts`, which lists the dependencies that need them), and it also
+# runs the package's own `prepare` script, which is `npm run build`: so the sources and tsconfig
+# files have to be here before it.
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY jobs ./jobs
+RUN npm ci
+
+# Explicit, so the image does not depend on `prepare` staying what it is (cheap: already built).
+RUN npm run build
+
+# Keep only production dependencies for the runtime stage.
+RUN npm prune --omit=dev
+
+# ---- runtime ----------------------------------------------------------------------------------
+FROM node:22-bookworm-slim
+
+ENV NODE_ENV=production \
+    DATABASE_PATH=/data/glacier.db \
+    GLACIER_CONFIG=/config/glacier-collector.yaml
+
+WORKDIR /app
+
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# Migrations are applied at start-up and by `migrate`; they are looked up next to package.json.
+COPY drizzle ./drizzle
+COPY package.json ./
+COPY spec ./spec
+COPY glacier-collector.example.yaml ./
+
+# /data holds the database and the exports; /config the mounted config file. /app/data points to
+# /data, so relative paths of a config file (the exports default `./data/exports`, the demo's
+# `./data/demo.db`) land on the volume instead of the read-only application directory.
+RUN mkdir -p /data /config \
+  && chown node:node /data \
+  && ln -s /data /app/data
+
+USER node
+
+VOLUME /data
+
+# Prometheus metrics (METRICS_PORT), served by `start`.
+EXPOSE 9464
+
+# HEALTHCHECK: later. Once `start` serves /healthz, add e.g.
+#   HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:9464/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+
+ENTRYPOINT ["node", "dist/src/cli.js"]
+# The scheduled service (next milestone). Any other command works too, e.g. `run rewards`,
+# `config check`, `migrate`, `plan --tier Free`.
+CMD ["start"]
