@@ -122,6 +122,7 @@ export async function downloadExportFile(
 export const exportsJob: JobHandler<ExportsPayload> = async (payload, ctx) => {
   let rowsWritten = 0;
   const deadline = ctx.clock.now() + payload.maxWait;
+  const failedDownloads = new Map<string, unknown>();
   for (const def of payload.definitions) {
     const { firstDate, lastDate } = windowDates(def.window, ctx.clock.now());
     if (findLiveExport(ctx.store, def.name, firstDate, lastDate)) continue;
@@ -150,9 +151,20 @@ export const exportsJob: JobHandler<ExportsPayload> = async (payload, ctx) => {
       });
       rowsWritten++;
     }
+    // One file that cannot be fetched (an expired URL) must not hold back the others.
     for (const row of listExportsToDownload(ctx.store)) {
-      await downloadExportFile(ctx, row, payload.directory);
-      rowsWritten++;
+      if (failedDownloads.has(row.operationId)) continue;
+      try {
+        await downloadExportFile(ctx, row, payload.directory);
+        rowsWritten++;
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        failedDownloads.set(row.operationId, err);
+        ctx.log.error(
+          { operationId: row.operationId, err: (err as Error).message },
+          'export download failed',
+        );
+      }
     }
     const running = listRunningExports(ctx.store).length;
     if (!payload.wait || running === 0) break;
@@ -160,6 +172,10 @@ export const exportsJob: JobHandler<ExportsPayload> = async (payload, ctx) => {
       throw new Error(`${running} export(s) still RUNNING after waiting ${payload.maxWait} ms`);
     }
     await sleep(payload.pollInterval, ctx.signal);
+  }
+  if (failedDownloads.size > 0) {
+    const [id, cause] = failedDownloads.entries().next().value as [string, unknown];
+    throw new Error(`${failedDownloads.size} export download(s) failed, first ${id}`, { cause });
   }
   return { rowsWritten };
 };

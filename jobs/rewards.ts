@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RewardsJobConfig } from '../src/config/index.js';
 import type { JobHandler } from '../src/runner.js';
-import { bareAddress, upsertRewards } from '../src/store/index.js';
+import { bareAddress, canonicalNetwork, upsertRewards } from '../src/store/index.js';
 import { syncNewestFirst } from '../src/sync/newest-first.js';
 import type { HistoricalReward } from '../src/upstream/index.js';
 
@@ -49,7 +49,7 @@ export function batchIds(ids: readonly string[], budget = MAX_REWARDS_URL_LENGTH
 
 function batchScope(network: string, kind: 'addresses' | 'nodeIds', ids: readonly string[]): string {
   const digest = createHash('sha256').update(ids.join(',')).digest('hex').slice(0, 16);
-  return `${network}/${kind}/${digest}`;
+  return `${canonicalNetwork(network)}/${kind}/${digest}`;
 }
 
 /** GET /v1/networks/{network}/rewards, batched, newest first; the first run backfills the history. */

@@ -1,6 +1,6 @@
 import type { TransactionsJobConfig } from '../src/config/index.js';
 import type { JobHandler } from '../src/runner.js';
-import { upsertTransactions } from '../src/store/index.js';
+import { canonicalNetwork, upsertTransactions } from '../src/store/index.js';
 import { syncNewestFirst } from '../src/sync/newest-first.js';
 import type { Transaction } from '../src/upstream/index.js';
 
@@ -24,7 +24,7 @@ export const transactions: JobHandler<TransactionsPayload> = async (payload, ctx
       const result = await syncNewestFirst<Transaction>({
         store: ctx.store,
         job: 'transactions',
-        scope: `${network}/${status}`,
+        scope: `${canonicalNetwork(network)}/${status}`,
         fetchPage: async (pageToken) =>
           ctx.client.listLatestTransactions(
             { network, status: status === 'all' ? undefined : status, pageSize: payload.pageSize, pageToken },

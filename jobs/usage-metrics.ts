@@ -1,6 +1,12 @@
 import type { UsageMetricsJobConfig, UsageSourceConfig } from '../src/config/index.js';
 import type { JobContext, JobHandler } from '../src/runner.js';
-import { readCursor, type UsageAnswer, upsertUsageMetrics, writeCursor } from '../src/store/index.js';
+import {
+  canonicalNetwork,
+  readCursor,
+  type UsageAnswer,
+  upsertUsageMetrics,
+  writeCursor,
+} from '../src/store/index.js';
 
 export type UsageMetricsPayload = Pick<UsageMetricsJobConfig, 'sources'>;
 
@@ -50,7 +56,7 @@ export function seriesOf(source: UsageSourceConfig): Series[] {
         {
           source: source.source,
           scope: scopeOf({
-            network: query.network,
+            network: canonicalNetwork(query.network),
             groupBy: query.groupBy,
             requestPath: query.requestPath,
             country: query.country,

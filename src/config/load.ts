@@ -59,7 +59,9 @@ export interface LoadConfigOptions {
 export function loadConfig(options: LoadConfigOptions = {}): Config {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
-  const parsedEnv = envSchema.safeParse(env);
+  // `GLACIER_API_KEY=` (an unset `${VAR}` in compose) means unset, not an invalid empty value.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsedEnv = envSchema.safeParse(present);
   if (!parsedEnv.success) {
     const problems = describeIssues(parsedEnv.error.issues, maskEnv(env));
     throw new ConfigError(`Invalid environment:\n  - ${problems.join('\n  - ')}`, problems);
