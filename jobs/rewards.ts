@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { RewardsJobConfig } from '../src/config/index.js';
 import type { JobHandler } from '../src/runner.js';
-import { bareAddress, canonicalNetwork, upsertRewards } from '../src/store/index.js';
+import { bareAddress, upsertRewards } from '../src/store/index.js';
 import { syncNewestFirst } from '../src/sync/newest-first.js';
-import type { HistoricalReward } from '../src/upstream/index.js';
+import { canonicalNetwork, type HistoricalReward } from '../src/upstream/index.js';
 
 export type RewardsPayload = Pick<
   RewardsJobConfig,
@@ -52,15 +52,20 @@ function batchScope(network: string, kind: 'addresses' | 'nodeIds', ids: readonl
   return `${canonicalNetwork(network)}/${kind}/${digest}`;
 }
 
-/** GET /v1/networks/{network}/rewards, batched, newest first; the first run backfills the history. */
-export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
-  const addresses = payload.addresses.map(bareAddress);
-  const queries = [
-    ...batchIds(addresses).map((ids) => ({ kind: 'addresses' as const, ids })),
+/** The batched queries of a run: one stream each (the planner counts them too). */
+export function rewardQueries(
+  payload: Pick<RewardsPayload, 'addresses' | 'nodeIds'>,
+): { kind: 'addresses' | 'nodeIds'; ids: string[] }[] {
+  return [
+    ...batchIds(payload.addresses.map(bareAddress)).map((ids) => ({ kind: 'addresses' as const, ids })),
     ...batchIds(payload.nodeIds).map((ids) => ({ kind: 'nodeIds' as const, ids })),
   ];
+}
+
+/** GET /v1/networks/{network}/rewards, batched, newest first; the first run backfills the history. */
+export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
   let rowsWritten = 0;
-  for (const { kind, ids } of queries) {
+  for (const { kind, ids } of rewardQueries(payload)) {
     const now = () => new Date(ctx.clock.now()).toISOString();
     const result = await syncNewestFirst<HistoricalReward>({
       store: ctx.store,

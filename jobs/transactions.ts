@@ -1,8 +1,8 @@
 import type { TransactionsJobConfig } from '../src/config/index.js';
 import type { JobHandler } from '../src/runner.js';
-import { canonicalNetwork, upsertTransactions } from '../src/store/index.js';
+import { upsertTransactions } from '../src/store/index.js';
 import { syncNewestFirst } from '../src/sync/newest-first.js';
-import type { Transaction } from '../src/upstream/index.js';
+import { canonicalNetwork, type Transaction } from '../src/upstream/index.js';
 
 export type TransactionsPayload = Pick<
   TransactionsJobConfig,

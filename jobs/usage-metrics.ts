@@ -1,12 +1,7 @@
 import type { UsageMetricsJobConfig, UsageSourceConfig } from '../src/config/index.js';
 import type { JobContext, JobHandler } from '../src/runner.js';
-import {
-  canonicalNetwork,
-  readCursor,
-  type UsageAnswer,
-  upsertUsageMetrics,
-  writeCursor,
-} from '../src/store/index.js';
+import { readCursor, type UsageAnswer, upsertUsageMetrics, writeCursor } from '../src/store/index.js';
+import { canonicalNetwork } from '../src/upstream/index.js';
 
 export type UsageMetricsPayload = Pick<UsageMetricsJobConfig, 'sources'>;
 
@@ -20,68 +15,60 @@ const DAY = 86_400;
 /** One request per series: the canonical scope string names the series in the table and the cursor. */
 interface Series {
   source: UsageSourceConfig['source'];
+  endpoint: 'apiUsageMetrics' | 'primaryNetworkRpcUsageMetrics' | 'subnetRpcUsageMetrics';
   scope: string;
   fetch: (range: { startTimestamp: number; endTimestamp: number }, ctx: JobContext) => Promise<UsageAnswer>;
 }
 
-function scopeOf(parts: Record<string, string | undefined>): string {
-  const entries = Object.entries(parts).filter(([, v]) => v !== undefined);
-  return entries.length ? entries.map(([k, v]) => `${k}=${v}`).join('&') : 'all';
+/**
+ * The query's filters as `key=value&…` in key order (the interval has a key of its own); the network
+ * in its canonical name, and the rate-limit bypass token only as "set": it is a secret.
+ */
+function scopeOf(query: Record<string, unknown>): string {
+  const parts = Object.entries(query)
+    .filter(([key, value]) => value !== undefined && key !== 'timeInterval')
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, value]) => {
+      if (key === 'rlBypassApiToken') return `${key}=set`;
+      if (key === 'network') return `${key}=${canonicalNetwork(String(value))}`;
+      return `${key}=${String(value)}`;
+    });
+  return parts.length ? parts.join('&') : 'all';
 }
 
 export function seriesOf(source: UsageSourceConfig): Series[] {
   switch (source.source) {
     case 'dataApi': {
-      const { source: _s, lookback: _l, ...query } = source;
+      const { source: name, lookback: _l, ...query } = source;
       return [
         {
-          source: source.source,
-          scope: scopeOf({
-            orgId: query.orgId,
-            groupBy: query.groupBy,
-            chainId: query.chainId,
-            requestType: query.requestType,
-            apiKeyId: query.apiKeyId,
-            requestPath: query.requestPath,
-            responseCode: query.responseCode,
-          }),
+          source: name,
+          endpoint: 'apiUsageMetrics',
+          scope: scopeOf(query),
           fetch: (range, ctx) =>
             ctx.client.getApiUsageMetrics({ ...query, ...range }, { signal: ctx.signal }),
         },
       ];
     }
     case 'primaryNetworkRpc': {
-      const { source: _s, lookback: _l, ...query } = source;
+      const { source: name, lookback: _l, ...query } = source;
       return [
         {
-          source: source.source,
-          scope: scopeOf({
-            network: canonicalNetwork(query.network),
-            groupBy: query.groupBy,
-            requestPath: query.requestPath,
-            country: query.country,
-            continent: query.continent,
-            userAgent: query.userAgent,
-            rpcMethod: query.rpcMethod,
-            responseCode: query.responseCode,
-          }),
+          source: name,
+          endpoint: 'primaryNetworkRpcUsageMetrics',
+          scope: scopeOf(query),
           fetch: (range, ctx) =>
             ctx.client.getPrimaryNetworkRpcUsageMetrics({ ...query, ...range }, { signal: ctx.signal }),
         },
       ];
     }
     case 'subnetRpc': {
-      const { source: _s, lookback: _l, chainIds, ...query } = source;
+      const { source: name, lookback: _l, chainIds, ...query } = source;
       const chains = chainIds.length ? chainIds : [undefined];
       return chains.map((chainId) => ({
-        source: source.source,
-        scope: scopeOf({
-          chainId,
-          groupBy: query.groupBy,
-          rpcMethod: query.rpcMethod,
-          rlBypassApiToken: query.rlBypassApiToken ? 'set' : undefined,
-          responseCode: query.responseCode,
-        }),
+        source: name,
+        endpoint: 'subnetRpcUsageMetrics',
+        scope: scopeOf({ ...query, chainId }),
         fetch: (range, ctx) =>
           ctx.client.getSubnetRpcUsageMetrics({ ...query, chainId, ...range }, { signal: ctx.signal }),
       }));
@@ -109,7 +96,8 @@ export const usageMetrics: JobHandler<UsageMetricsPayload> = async (payload, ctx
         cursor?.lastBucket ?? Math.max(0, nowSeconds - Math.floor(source.lookback / 1000));
       const answer = await series.fetch({ startTimestamp, endTimestamp: nowSeconds + DAY }, ctx);
       const fetchedAt = new Date(ctx.clock.now()).toISOString();
-      const newest = answer.metrics.reduce((max, m) => Math.max(max, m.timestamp), cursor?.lastBucket ?? 0);
+      let newest = cursor?.lastBucket ?? 0;
+      for (const bucket of answer.metrics) newest = Math.max(newest, bucket.timestamp);
       rowsWritten += ctx.store.transaction(() => {
         const written = upsertUsageMetrics(
           ctx.store,

@@ -94,14 +94,13 @@ export function buildProgram(): Command {
   program
     .command('simulator')
     .description('serve the local Data API simulator')
-    .option('-p, --port <port>', 'port', (v) => parsePort(v), 4010)
+    .option('-p, --port <port>', 'port', '4010')
     .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--seed <n>', 'data seed', (v) => parseInteger(v, '--seed'), 1)
+    .option('--seed <n>', 'data seed', '1')
     .option('--faults <file>', 'fault-injection JSON file')
-    .action(async (opts: { port: number; host: string; seed: number; faults?: string }) => {
-      const { loadFaultConfig, startSimulator } = await import('./simulator/index.js');
-      const faults = opts.faults ? await loadFaultConfig(opts.faults) : undefined;
-      const sim = await startSimulator({ port: opts.port, host: opts.host, seed: opts.seed, faults });
+    .action(async (opts: { port: string; host: string; seed: string; faults?: string }) => {
+      const { simulatorOptionsFromFlags, startSimulator } = await import('./simulator/index.js');
+      const sim = await startSimulator(await simulatorOptionsFromFlags(opts));
       console.log(
         `Data API simulator listening on ${sim.url} (seed ${opts.seed}${opts.faults ? `, faults ${opts.faults}` : ''})`,
       );
@@ -121,17 +120,6 @@ export function buildProgram(): Command {
     });
 
   return program;
-}
-
-function parseInteger(value: string, name: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number, got "${value}"`);
-  return Number(value);
-}
-
-function parsePort(value: string): number {
-  const port = parseInteger(value, '--port');
-  if (port > 65_535) throw new InvalidArgumentError(`--port must be 0..65535, got ${value}`);
-  return port;
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -1,7 +1,6 @@
-import { resolve } from 'node:path';
 import { handlerFor, jobNames, payloadFor } from '../jobs/index.js';
 import { createApp } from './app.js';
-import { type Config, fileConfigSchema } from './config/index.js';
+import { loadConfig } from './config/index.js';
 import { demoFileConfig } from './demo-config.js';
 import { runJob } from './runner.js';
 import { startSimulator } from './simulator/index.js';
@@ -32,19 +31,10 @@ const queries: { title: string; sql: string }[] = [
 /** `npm run demo`: the whole collector against the local simulator, no key and no network needed. */
 export async function runDemo(options: { databasePath: string }): Promise<void> {
   const sim = await startSimulator({ port: 0, seed: 1, exports: { runningMs: 2_000 } });
-  const file = fileConfigSchema.parse(demoFileConfig());
-  const config: Config = {
-    apiKey: undefined,
-    baseUrl: sim.url,
-    databasePath: resolve(options.databasePath),
-    redisUrl: 'redis://127.0.0.1:6379',
-    metricsHost: '127.0.0.1',
-    metricsPort: 9464,
-    logLevel: 'info',
-    configPath: undefined,
-    jobs: file.jobs,
-    client: file.client,
-  };
+  const config = loadConfig({
+    env: { GLACIER_BASE_URL: sim.url, DATABASE_PATH: options.databasePath, LOG_LEVEL: 'info' },
+    file: demoFileConfig(),
+  });
   const app = createApp(config);
   try {
     app.log.info({ simulator: sim.url, database: config.databasePath }, 'demo: running every job twice');

@@ -1,5 +1,5 @@
 import cron from 'node-cron';
-import { batchIds } from '../jobs/rewards.js';
+import { rewardQueries } from '../jobs/rewards.js';
 import { seriesOf } from '../jobs/usage-metrics.js';
 import type { Config } from './config/index.js';
 import { type EndpointName, endpoints, type TierName, tiers } from './upstream/endpoints.js';
@@ -49,85 +49,90 @@ export function runsPerDay(expression: string): number {
   return (perDay * days) / 365;
 }
 
-const cu = (name: EndpointName) => endpoints[name].computeUnits;
+/** Requests of one run, per endpoint. */
+type Calls = Partial<Record<EndpointName, number>>;
+
+function tally(calls: Calls): { requests: number; computeUnits: number } {
+  let requests = 0;
+  let computeUnits = 0;
+  for (const [name, n] of Object.entries(calls) as [EndpointName, number][]) {
+    requests += n;
+    computeUnits += n * endpoints[name].computeUnits;
+  }
+  return { requests, computeUnits };
+}
+
+/** Status reads assumed per export while it runs. */
+const POLLS_PER_EXPORT = 10;
 
 export function buildPlan(config: Config, tierName?: TierName): Plan {
   const j = config.jobs;
   const plans: JobPlan[] = [];
-  const add = (
-    job: string,
-    schedule: string,
-    steadyCu: number,
-    worstCu: number,
-    steadyReq: number,
-    worstReq: number,
-    note?: string,
-  ) => {
+  const add = (job: string, schedule: string, steady: Calls, worst: Calls, note?: string) => {
     const runs = runsPerDay(schedule);
+    const s = tally(steady);
+    const w = tally(worst);
     plans.push({
       job,
       schedule,
       runsPerDay: round(runs),
-      requestsPerRun: { steady: steadyReq, worst: worstReq },
-      computeUnitsPerRun: { steady: steadyCu, worst: worstCu },
-      computeUnitsPerDay: { steady: Math.ceil(runs * steadyCu), worst: Math.ceil(runs * worstCu) },
+      requestsPerRun: { steady: s.requests, worst: w.requests },
+      computeUnitsPerRun: { steady: s.computeUnits, worst: w.computeUnits },
+      computeUnitsPerDay: {
+        steady: Math.ceil(runs * s.computeUnits),
+        worst: Math.ceil(runs * w.computeUnits),
+      },
       note,
     });
   };
-  if (j.supply?.enabled) add('supply', j.supply.schedule, cu('supply'), cu('supply'), 1, 1);
+  if (j.supply?.enabled) add('supply', j.supply.schedule, { supply: 1 }, { supply: 1 });
   if (j.transactions?.enabled) {
     const streams = j.transactions.networks.length * j.transactions.statuses.length;
+    const { schedule, maxPages } = j.transactions;
     add(
       'transactions',
-      j.transactions.schedule,
-      streams * cu('transactions'),
-      streams * j.transactions.maxPages * cu('transactions'),
-      streams,
-      streams * j.transactions.maxPages,
+      schedule,
+      { transactions: streams },
+      { transactions: streams * maxPages },
       `${streams} stream(s)`,
     );
   }
   if (j.rewards?.enabled) {
-    const batches = batchIds(j.rewards.addresses).length + batchIds(j.rewards.nodeIds).length;
+    const batches = rewardQueries(j.rewards).length;
+    const { schedule, maxPages, addresses, nodeIds } = j.rewards;
     add(
       'rewards',
-      j.rewards.schedule,
-      batches * cu('rewards'),
-      batches * j.rewards.maxPages * cu('rewards'),
-      batches,
-      batches * j.rewards.maxPages,
-      `${batches} batch(es) for ${j.rewards.addresses.length} address(es) and ${j.rewards.nodeIds.length} node id(s)`,
+      schedule,
+      { rewards: batches },
+      { rewards: batches * maxPages },
+      `${batches} batch(es) for ${addresses.length} address(es) and ${nodeIds.length} node id(s)`,
     );
   }
   if (j.usageMetrics?.enabled) {
-    let requests = 0;
-    for (const source of j.usageMetrics.sources) requests += seriesOf(source).length;
-    add('usage-metrics', j.usageMetrics.schedule, requests * 200, requests * 200, requests, requests);
+    const calls: Calls = {};
+    for (const source of j.usageMetrics.sources) {
+      for (const series of seriesOf(source)) calls[series.endpoint] = (calls[series.endpoint] ?? 0) + 1;
+    }
+    add('usage-metrics', j.usageMetrics.schedule, calls, calls);
   }
   if (j.signatures?.enabled) {
     const n = new Set(j.signatures.txHashes).size;
     add(
       'signatures',
       j.signatures.schedule,
-      0,
-      n * cu('signatures'),
-      0,
-      n,
+      {},
+      { signatures: n },
       'each hash is fetched once; the worst case is the first run',
     );
   }
   if (j.exports?.enabled) {
     const n = j.exports.definitions.length;
-    // A definition costs one creation and a status read per pass while it runs (~10 passes assumed).
-    const polls = 10;
     add(
       'exports',
       j.exports.schedule,
-      n * (cu('createExport') + cu('getOperation')),
-      n * (cu('createExport') + polls * cu('getOperation')),
-      n * 2,
-      n * (1 + polls),
-      `${n} definition(s); status reads assume up to ${polls} per export`,
+      { createExport: n, getOperation: n },
+      { createExport: n, getOperation: n * POLLS_PER_EXPORT },
+      `${n} definition(s); status reads assume up to ${POLLS_PER_EXPORT} per export`,
     );
   }
   const total = plans.reduce(

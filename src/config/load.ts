@@ -53,6 +53,8 @@ export interface LoadConfigOptions {
   cwd?: string;
   /** A config path given on the command line; wins over GLACIER_CONFIG. */
   configPath?: string | undefined;
+  /** A config already in memory (the demo), validated as a file would be; wins over any path. */
+  file?: unknown;
 }
 
 /** Reads and validates the environment and the config file once; throws ConfigError naming every bad key. */
@@ -73,7 +75,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     : existsSync(resolve(cwd, DEFAULT_CONFIG_FILE))
       ? resolve(cwd, DEFAULT_CONFIG_FILE)
       : undefined;
-  const file = configPath ? parseConfigFile(configPath) : fileConfigSchema.parse({});
+  const file =
+    options.file !== undefined
+      ? validateFileConfig(options.file, 'config')
+      : configPath
+        ? parseConfigFile(configPath)
+        : fileConfigSchema.parse({});
   return {
     apiKey: readApiKey(e.GLACIER_API_KEY, e.GLACIER_API_KEY_FILE, cwd),
     baseUrl: e.GLACIER_BASE_URL.replace(/\/+$/, ''),
@@ -109,10 +116,14 @@ export function parseConfigFile(path: string): FileConfig {
       },
     );
   }
+  return validateFileConfig(raw, `config file ${path}`);
+}
+
+function validateFileConfig(raw: unknown, what: string): FileConfig {
   const parsed = fileConfigSchema.safeParse(raw ?? {});
   if (!parsed.success) {
     const problems = describeIssues(parsed.error.issues, raw);
-    throw new ConfigError(`Invalid config file ${path}:\n  - ${problems.join('\n  - ')}`, problems);
+    throw new ConfigError(`Invalid ${what}:\n  - ${problems.join('\n  - ')}`, problems);
   }
   return parsed.data;
 }

@@ -3,6 +3,7 @@
  * CreatePrimaryNetworkTransactionExportRequest). Structural problems answer 400 with every failed rule;
  * the content of date strings is judged later, by the operation (see exports.ts).
  */
+import { primaryNetworkChains } from '../upstream/endpoints.js';
 import { badRequest } from './http.js';
 import type { OperationType } from './types.js';
 
@@ -23,18 +24,6 @@ export const operationTypes: readonly OperationType[] = [
   'TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE',
   'TRANSACTION_EXPORT_EVM',
 ];
-
-/** PrimaryNetworkOptions.includeChains: blockchain ids of P, X and C (mainnet and fuji) or their names. */
-export const primaryNetworkChains = [
-  '11111111111111111111111111111111LpoYY',
-  '2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM',
-  '2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm',
-  '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5',
-  'yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp',
-  'p-chain',
-  'x-chain',
-  'c-chain',
-] as const;
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

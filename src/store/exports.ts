@@ -19,6 +19,18 @@ interface HistoryEntry {
   at: string;
 }
 
+/** The columns an operation's every answer (creation or status read) sets. */
+function statusFields(op: Operation) {
+  return {
+    status: op.operationStatus,
+    code: op.metadata?.code ?? null,
+    message: op.message ?? null,
+    downloadUrl: op.metadata?.downloadUrl ?? null,
+    nextDate: op.metadata?.nextDate ?? null,
+    updatedAtMs: op.updatedAtTimestamp,
+  };
+}
+
 /** Persists a just-created operation: the first thing done with its id. */
 export function recordExportOperation(
   store: Store,
@@ -36,13 +48,8 @@ export function recordExportOperation(
       lastDate: req.lastDate,
       operationType: op.operationType,
       request: JSON.stringify(req.request),
-      status: op.operationStatus,
-      code: op.metadata?.code ?? null,
-      message: op.message ?? null,
-      downloadUrl: op.metadata?.downloadUrl ?? null,
-      nextDate: op.metadata?.nextDate ?? null,
+      ...statusFields(op),
       createdAtMs: op.createdAtTimestamp,
-      updatedAtMs: op.updatedAtTimestamp,
       statusHistory: JSON.stringify(history),
       followUpOf: req.followUpOf ?? null,
       recordedAt: at,
@@ -64,21 +71,17 @@ export function updateExportOperation(
   if (!last || last.status !== op.operationStatus || last.code !== op.metadata?.code) {
     history.push({ status: op.operationStatus, code: op.metadata?.code, at });
   }
+  const changes = {
+    ...statusFields(op),
+    statusHistory: JSON.stringify(history),
+    polledAt: at,
+  };
   store.db
     .update(exportOperations)
-    .set({
-      status: op.operationStatus,
-      code: op.metadata?.code ?? null,
-      message: op.message ?? null,
-      downloadUrl: op.metadata?.downloadUrl ?? null,
-      nextDate: op.metadata?.nextDate ?? null,
-      updatedAtMs: op.updatedAtTimestamp,
-      statusHistory: JSON.stringify(history),
-      polledAt: at,
-    })
+    .set(changes)
     .where(eq(exportOperations.operationId, op.operationId))
     .run();
-  return getExportOperation(store, op.operationId);
+  return { ...current, ...changes };
 }
 
 export function getExportOperation(store: Store, operationId: string): ExportOperationRow | undefined {

@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { packageRoot } from '../package-root.js';
 import * as schema from './schema.js';
 
 export interface Store {
@@ -44,13 +44,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
   };
 }
 
-/** drizzle/ at the package root, from src/store (tsx, vitest) or dist/src/store (built). */
+/** drizzle/ at the package root. */
 export function migrationsFolder(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    const candidate = join(dir, 'drizzle');
-    if (existsSync(join(candidate, 'meta', '_journal.json'))) return candidate;
-    dir = dirname(dir);
-  }
-  throw new Error('drizzle/ migrations folder not found next to the package');
+  return join(packageRoot(), 'drizzle');
 }

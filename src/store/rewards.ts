@@ -1,9 +1,8 @@
 import { getTableColumns } from 'drizzle-orm';
-import type { HistoricalReward } from '../upstream/index.js';
+import { canonicalNetwork, type HistoricalReward } from '../upstream/index.js';
 import { memo } from './memo.js';
 import type { Store } from './open.js';
 import { rewardAddresses, rewards } from './schema.js';
-import { canonicalNetwork } from './transactions.js';
 import { createTouch, createUpsert } from './upsert.js';
 
 type Row = typeof rewards.$inferInsert;

@@ -1,8 +1,8 @@
 import { and, eq, inArray } from 'drizzle-orm';
+import { canonicalNetwork } from '../upstream/index.js';
 import { memo } from './memo.js';
 import type { Store } from './open.js';
 import { signatures } from './schema.js';
-import { canonicalNetwork } from './transactions.js';
 import { createUpsert } from './upsert.js';
 
 /** Which of `txHashes` already have a stored signature on `network`. */

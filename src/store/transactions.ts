@@ -1,16 +1,11 @@
 import { getTableColumns } from 'drizzle-orm';
-import type { Transaction } from '../upstream/index.js';
+import { canonicalNetwork, type Transaction } from '../upstream/index.js';
 import { memo } from './memo.js';
 import type { Store } from './open.js';
 import { transactions } from './schema.js';
 import { createTouch, createUpsert } from './upsert.js';
 
 type Row = typeof transactions.$inferInsert;
-
-/** `testnet` and `fuji` name the same network; rows say `fuji`. */
-export function canonicalNetwork(network: string): string {
-  return network === 'testnet' ? 'fuji' : network;
-}
 
 export function transactionRow(tx: Transaction, network: string, seenAt: string): Row {
   return {

@@ -1,4 +1,5 @@
 import { getTableColumns } from 'drizzle-orm';
+import type { UsageMetricsResponse } from '../upstream/index.js';
 import { memo } from './memo.js';
 import type { Store } from './open.js';
 import { usageMetrics } from './schema.js';
@@ -6,28 +7,13 @@ import { createUpsert } from './upsert.js';
 
 type Row = typeof usageMetrics.$inferInsert;
 
-/** The value record common to the three usage-metrics endpoints. */
-export interface UsageValue {
-  groupedBy: string;
-  groupValue?: string | number | undefined;
-  totalRequests: number;
-  apiCreditsUsed: number;
-  requestsPerSecond: number;
-  successRatePercent: number;
-  medianResponseTimeMsecs: number;
-  invalidRequests: number;
-  apiCreditsWasted: number;
-}
+/** Any of the three usage-metrics answers: they share the value record. */
+export type UsageAnswer = UsageMetricsResponse;
 
 export interface UsageSeries {
   source: 'dataApi' | 'primaryNetworkRpc' | 'subnetRpc';
   scope: string;
   timeInterval: string;
-}
-
-export interface UsageAnswer {
-  aggregateDuration: string;
-  metrics: readonly { timestamp: number; values: readonly UsageValue[] }[];
 }
 
 const compareColumns = (Object.keys(getTableColumns(usageMetrics)) as (keyof Row)[]).filter(

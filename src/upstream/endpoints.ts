@@ -74,3 +74,20 @@ export type Currency = (typeof currencies)[number];
 export function addressHrp(network: Network): 'avax' | 'fuji' {
   return network === 'mainnet' ? 'avax' : 'fuji';
 }
+
+/** `testnet` and `fuji` name the same network; the collector stores and keys it as `fuji`. */
+export function canonicalNetwork(network: string): string {
+  return network === 'testnet' ? 'fuji' : network;
+}
+
+/** PrimaryNetworkOptions.includeChains: the P, X and C blockchain ids (mainnet and fuji) or their names. */
+export const primaryNetworkChains = [
+  '11111111111111111111111111111111LpoYY',
+  '2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM',
+  '2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm',
+  '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5',
+  'yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp',
+  'p-chain',
+  'x-chain',
+  'c-chain',
+] as const;

@@ -1,7 +1,8 @@
 /**
  * Enums of the Data API parameters and responses, from spec/data-api.openapi.json.
- * Networks and currencies live in endpoints.ts.
+ * Networks, currencies and Primary Network chains live in endpoints.ts.
  */
+import type { primaryNetworkChains } from './endpoints.js';
 
 export const sortOrders = ['asc', 'desc'] as const;
 export const transactionStatuses = ['failed', 'success'] as const;
@@ -38,17 +39,6 @@ export const primaryNetworkRpcGroupBys = [
 ] as const;
 export const subnetRpcGroupBys = ['rpcMethod', 'responseCode', 'rlBypassToken'] as const;
 export const requestTypes = ['data', 'rpc'] as const;
-/** Primary Network chain aliases and blockchain ids accepted by `options.includeChains`. */
-export const primaryNetworkChains = [
-  '11111111111111111111111111111111LpoYY',
-  '2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM',
-  '2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm',
-  '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5',
-  'yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp',
-  'p-chain',
-  'x-chain',
-  'c-chain',
-] as const;
 
 export type SortOrder = (typeof sortOrders)[number];
 export type TransactionStatus = (typeof transactionStatuses)[number];

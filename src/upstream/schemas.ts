@@ -11,7 +11,7 @@
  */
 import { isLosslessNumber } from 'lossless-json';
 import { z } from 'zod';
-import { currencies, networks } from './endpoints.js';
+import { currencies, networks, primaryNetworkChains } from './endpoints.js';
 import {
   apiUsageGroupBys,
   assetTypes,
@@ -20,7 +20,6 @@ import {
   operationStatusCodes,
   operationStatuses,
   operationTypes,
-  primaryNetworkChains,
   primaryNetworkOperationTypes,
   primaryNetworkRpcGroupBys,
   rewardTypes,

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jobs } from '../../jobs/index.js';
 import { runJob } from '../../src/runner.js';
-import { type Collector, startCollector } from '../support/collector.js';
+import { type Collector, evmExportPayload, startCollector } from '../support/collector.js';
 import { tempDir } from '../support/tmp.js';
 
 let collector: Collector | undefined;
@@ -14,26 +14,13 @@ afterEach(async () => {
   collector = undefined;
 });
 
-const definition = {
-  name: 'treasury',
-  type: 'TRANSACTION_EXPORT_EVM' as const,
-  addresses: ['0x00000000000000000000000000000000000000aa'],
-  includeChains: ['43114'],
-};
-
 describe('exports job', () => {
   it('starts an export, polls it to the end and downloads its file with size and sha256', async () => {
     collector = await startCollector({ sim: { exports: { runningMs: 0 } } });
     const c = collector;
     const dir = tempDir();
     cleanupDir = dir.cleanup;
-    const payload = {
-      directory: dir.dir,
-      pollInterval: 10,
-      maxWait: 60_000,
-      wait: true,
-      definitions: [{ ...definition, window: 'previous-day' as const }],
-    };
+    const payload = evmExportPayload(dir.dir);
     const result = await runJob('exports', jobs.exports, payload, c.deps);
     expect(result.status).toBe('succeeded');
     const op = c.store.sqlite.prepare('SELECT * FROM export_operations').get() as Record<string, string>;
@@ -66,18 +53,7 @@ describe('exports job', () => {
     const c = collector;
     const dir = tempDir();
     cleanupDir = dir.cleanup;
-    const result = await runJob(
-      'exports',
-      jobs.exports,
-      {
-        directory: dir.dir,
-        pollInterval: 10,
-        maxWait: 60_000,
-        wait: true,
-        definitions: [{ ...definition, window: { lastDays: 25 } }],
-      },
-      c.deps,
-    );
+    const result = await runJob('exports', jobs.exports, evmExportPayload(dir.dir, { lastDays: 25 }), c.deps);
     expect(result.status).toBe('succeeded');
     const ops = c.store.sqlite
       .prepare(

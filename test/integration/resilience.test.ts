@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { jobs } from '../../jobs/index.js';
 import { demoAddress } from '../../src/demo-config.js';
 import { runJob } from '../../src/runner.js';
-import { type Collector, requestCount, startCollector } from '../support/collector.js';
+import { type Collector, evmExportPayload, requestCount, startCollector } from '../support/collector.js';
+import { tempDir } from '../support/tmp.js';
 
 let collector: Collector | undefined;
 afterEach(async () => {
@@ -120,29 +121,9 @@ describe('secrets', () => {
     c.sim.setFaults({ endpoints: { supply: { plan: [{ status: 401 }] } } });
     await runJob('supply', jobs.supply, {}, c.deps);
     await runJob('transactions', jobs.transactions, txPayload, c.deps);
-    const { tempDir } = await import('../support/tmp.js');
     const dir = tempDir();
     try {
-      const exportsRun = await runJob(
-        'exports',
-        jobs.exports,
-        {
-          directory: dir.dir,
-          pollInterval: 10,
-          maxWait: 60_000,
-          wait: true,
-          definitions: [
-            {
-              name: 'c-chain',
-              type: 'TRANSACTION_EXPORT_EVM',
-              addresses: ['0x00000000000000000000000000000000000000aa'],
-              includeChains: ['43114'],
-              window: 'previous-day',
-            },
-          ],
-        },
-        c.deps,
-      );
+      const exportsRun = await runJob('exports', jobs.exports, evmExportPayload(dir.dir), c.deps);
       expect(exportsRun.status).toBe('succeeded');
     } finally {
       dir.cleanup();

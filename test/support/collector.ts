@@ -1,6 +1,8 @@
 import { Writable } from 'node:stream';
 import { Agent } from 'undici';
+import type { ExportsPayload } from '../../jobs/exports.js';
 import { createManualClock, type ManualClock } from '../../src/clock.js';
+import type { ExportWindow } from '../../src/config/index.js';
 import { createLogger } from '../../src/logger.js';
 import type { RunJobDeps } from '../../src/runner.js';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
@@ -70,4 +72,23 @@ export async function startCollector(
 /** How many requests the simulator received for an endpoint. */
 export function requestCount(sim: SimulatorHandle, endpoint: string): number {
   return sim.requests.filter((r) => r.endpoint === endpoint).length;
+}
+
+/** An exports run that waits for one EVM export of a test address, written under `directory`. */
+export function evmExportPayload(directory: string, window: ExportWindow = 'previous-day'): ExportsPayload {
+  return {
+    directory,
+    pollInterval: 10,
+    maxWait: 60_000,
+    wait: true,
+    definitions: [
+      {
+        name: 'treasury',
+        type: 'TRANSACTION_EXPORT_EVM',
+        addresses: ['0x00000000000000000000000000000000000000aa'],
+        includeChains: ['43114'],
+        window,
+      },
+    ],
+  };
 }

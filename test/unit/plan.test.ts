@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { batchIds, MAX_REWARDS_URL_LENGTH } from '../../jobs/rewards.js';
-import { fileConfigSchema, loadConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/config/index.js';
 import { demoAddress } from '../../src/demo-config.js';
 import { buildPlan, runsPerDay } from '../../src/plan.js';
 
@@ -37,10 +37,7 @@ describe('rewards batching', () => {
 });
 
 describe('plan', () => {
-  const config = (jobs: unknown) => ({
-    ...loadConfig({ env: {}, cwd: '/nonexistent' }),
-    ...fileConfigSchema.parse({ jobs }),
-  });
+  const config = (jobs: unknown) => loadConfig({ env: {}, cwd: '/nonexistent', file: { jobs } });
 
   it('adds up compute units per day per job', () => {
     const plan = buildPlan(
