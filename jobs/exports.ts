@@ -120,7 +120,6 @@ export async function downloadExportFile(
  * `pollInterval` until nothing runs (or `maxWait` passes).
  */
 export const exportsJob: JobHandler<ExportsPayload> = async (payload, ctx) => {
-  let rowsWritten = 0;
   const deadline = ctx.clock.now() + payload.maxWait;
   const failedDownloads = new Map<string, unknown>();
   for (const def of payload.definitions) {
@@ -132,12 +131,12 @@ export const exportsJob: JobHandler<ExportsPayload> = async (payload, ctx) => {
       lastDate,
       body: exportRequest(def, firstDate, lastDate),
     });
-    rowsWritten++;
+    ctx.countRows(1);
   }
   for (;;) {
     for (const row of listRunningExports(ctx.store)) {
       await pollExportOperation(ctx, row.operationId);
-      rowsWritten++;
+      ctx.countRows(1);
     }
     for (const row of listTruncatedWithoutFollowUp(ctx.store)) {
       const def = payload.definitions.find((d) => d.name === row.exportName);
@@ -149,14 +148,14 @@ export const exportsJob: JobHandler<ExportsPayload> = async (payload, ctx) => {
         body: exportRequest(def, row.nextDate, row.lastDate),
         followUpOf: row.operationId,
       });
-      rowsWritten++;
+      ctx.countRows(1);
     }
     // One file that cannot be fetched (an expired URL) must not hold back the others.
     for (const row of listExportsToDownload(ctx.store)) {
       if (failedDownloads.has(row.operationId)) continue;
       try {
         await downloadExportFile(ctx, row, payload.directory);
-        rowsWritten++;
+        ctx.countRows(1);
       } catch (err) {
         if (ctx.signal.aborted) throw err;
         failedDownloads.set(row.operationId, err);
@@ -177,7 +176,6 @@ export const exportsJob: JobHandler<ExportsPayload> = async (payload, ctx) => {
     const [id, cause] = failedDownloads.entries().next().value as [string, unknown];
     throw new Error(`${failedDownloads.size} export download(s) failed, first ${id}`, { cause });
   }
-  return { rowsWritten };
 };
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

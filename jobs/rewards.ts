@@ -64,7 +64,6 @@ export function rewardQueries(
 
 /** GET /v1/networks/{network}/rewards, batched, newest first; the first run backfills the history. */
 export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
-  let rowsWritten = 0;
   for (const { kind, ids } of rewardQueries(payload)) {
     const now = () => new Date(ctx.clock.now()).toISOString();
     const result = await syncNewestFirst<HistoricalReward>({
@@ -86,12 +85,11 @@ export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
       mark: (r) => ({ ts: r.endTimestamp, id: r.utxoId }),
       reached: (r, mark) => r.endTimestamp < mark.ts - PRICE_SETTLE_SECONDS,
       write: (items) => upsertRewards(ctx.store, payload.network, items, now()),
+      countRows: ctx.countRows,
       maxPages: payload.maxPages,
       backfill: true,
       now,
     });
     ctx.log.debug({ kind, ids: ids.length, ...result }, 'rewards batch synced');
-    rowsWritten += result.rowsWritten;
   }
-  return { rowsWritten };
 };

@@ -12,7 +12,6 @@ export type SignaturesPayload = Pick<SignaturesJobConfig, 'network' | 'txHashes'
  */
 export const signatures: JobHandler<SignaturesPayload> = async (payload, ctx) => {
   const stored = findStoredSignatures(ctx.store, payload.network, payload.txHashes);
-  let rowsWritten = 0;
   for (const txHash of new Set(payload.txHashes)) {
     if (stored.has(txHash)) continue;
     try {
@@ -21,8 +20,10 @@ export const signatures: JobHandler<SignaturesPayload> = async (payload, ctx) =>
         { signal: ctx.signal },
       );
       const fetchedAt = new Date(ctx.clock.now()).toISOString();
-      rowsWritten += ctx.store.transaction(() =>
-        upsertSignature(ctx.store, payload.network, txHash, signedMessage, fetchedAt),
+      ctx.countRows(
+        ctx.store.transaction(() =>
+          upsertSignature(ctx.store, payload.network, txHash, signedMessage, fetchedAt),
+        ),
       );
     } catch (err) {
       if (err instanceof UpstreamHttpError && err.status === 404) {
@@ -32,5 +33,4 @@ export const signatures: JobHandler<SignaturesPayload> = async (payload, ctx) =>
       throw err;
     }
   }
-  return { rowsWritten };
 };

@@ -7,6 +7,5 @@ export type SupplyPayload = Record<string, never>;
 export const supply: JobHandler<SupplyPayload> = async (_payload, ctx) => {
   const answer = await ctx.client.getSupply({ signal: ctx.signal });
   const fetchedAt = new Date(ctx.clock.now()).toISOString();
-  const rowsWritten = ctx.store.transaction(() => insertSupplySnapshot(ctx.store, answer, fetchedAt));
-  return { rowsWritten };
+  ctx.countRows(ctx.store.transaction(() => insertSupplySnapshot(ctx.store, answer, fetchedAt)));
 };

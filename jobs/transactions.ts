@@ -17,7 +17,6 @@ const txId = (tx: Transaction) => `${tx.chainId}:${tx.txHash}`;
  * transactions", not an archive to backfill.
  */
 export const transactions: JobHandler<TransactionsPayload> = async (payload, ctx) => {
-  let rowsWritten = 0;
   for (const network of payload.networks) {
     for (const status of payload.statuses) {
       const now = () => new Date(ctx.clock.now()).toISOString();
@@ -35,13 +34,12 @@ export const transactions: JobHandler<TransactionsPayload> = async (payload, ctx
         // an older second ends the walk; the whole page is written either way (upserts are idempotent).
         reached: (tx, mark) => tx.blockTimestamp < mark.ts || txId(tx) === mark.id,
         write: (items) => upsertTransactions(ctx.store, network, items, now()),
+        countRows: ctx.countRows,
         maxPages: payload.maxPages,
         backfill: false,
         now,
       });
       ctx.log.debug({ network, status, ...result }, 'transactions stream synced');
-      rowsWritten += result.rowsWritten;
     }
   }
-  return { rowsWritten };
 };

@@ -86,7 +86,6 @@ export function seriesOf(source: UsageSourceConfig): Series[] {
  * bounds down to 00:00 UTC, so the end asked is a day ahead: today's buckets are included.
  */
 export const usageMetrics: JobHandler<UsageMetricsPayload> = async (payload, ctx) => {
-  let rowsWritten = 0;
   for (const source of payload.sources) {
     for (const series of seriesOf(source)) {
       const nowSeconds = Math.floor(ctx.clock.now() / 1000);
@@ -98,7 +97,7 @@ export const usageMetrics: JobHandler<UsageMetricsPayload> = async (payload, ctx
       const fetchedAt = new Date(ctx.clock.now()).toISOString();
       let newest = cursor?.lastBucket ?? 0;
       for (const bucket of answer.metrics) newest = Math.max(newest, bucket.timestamp);
-      rowsWritten += ctx.store.transaction(() => {
+      const written = ctx.store.transaction(() => {
         const written = upsertUsageMetrics(
           ctx.store,
           { source: series.source, scope: series.scope, timeInterval: source.timeInterval },
@@ -115,7 +114,7 @@ export const usageMetrics: JobHandler<UsageMetricsPayload> = async (payload, ctx
           );
         return written;
       });
+      ctx.countRows(written);
     }
   }
-  return { rowsWritten };
 };

@@ -1,7 +1,7 @@
-import cron from 'node-cron';
 import { rewardQueries } from '../jobs/rewards.js';
 import { seriesOf } from '../jobs/usage-metrics.js';
 import type { Config } from './config/index.js';
+import { readCron } from './schedule.js';
 import { type EndpointName, endpoints, type TierName, tiers } from './upstream/endpoints.js';
 
 /**
@@ -26,27 +26,9 @@ export interface Plan {
   warnings: string[];
 }
 
-/** Average runs per day of a cron expression, over a whole year (day-of-month/week rules included). */
+/** Average runs per day of a cron expression: the scheduler's own reading of it (src/schedule.ts). */
 export function runsPerDay(expression: string): number {
-  const f = cron.parse(expression) as unknown as Record<
-    'second' | 'minute' | 'hour' | 'dayOfMonth' | 'month' | 'dayOfWeek',
-    number[]
-  >;
-  const perDay = f.second.length * f.minute.length * f.hour.length;
-  const domRestricted = f.dayOfMonth.length < 31;
-  const dowRestricted = new Set(f.dayOfWeek.map((d) => d % 7)).size < 7;
-  let days = 0;
-  const start = Date.UTC(2025, 0, 1);
-  for (let i = 0; i < 365; i++) {
-    const d = new Date(start + i * 86_400_000);
-    const dom = f.dayOfMonth.includes(d.getUTCDate());
-    const dow = f.dayOfWeek.some((w) => w % 7 === d.getUTCDay());
-    const month = f.month.includes(d.getUTCMonth() + 1);
-    // cron: when both day fields are restricted, either may match.
-    const day = domRestricted && dowRestricted ? dom || dow : dom && dow;
-    if (month && day) days++;
-  }
-  return (perDay * days) / 365;
+  return readCron(expression).runsPerDay();
 }
 
 /** Requests of one run, per endpoint. */

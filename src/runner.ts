@@ -10,14 +10,45 @@ export interface JobContext {
   log: Logger;
   clock: Clock;
   signal: AbortSignal;
+  /**
+   * Counts rows a committed transaction wrote (new or changed). Call it right after each commit:
+   * the run's `rows_written` is the sum, so a run that fails half-way still says what it committed.
+   */
+  countRows(n: number): void;
+  /** Progress of long work (a backfill, a download), for a terminal; a no-op elsewhere. */
+  progress: ProgressSink;
+}
+
+/** What long work reports; the CLI draws it in a terminal, everything else ignores it. */
+export interface ProgressSink {
+  /** `done` of `total` (unknown total: undefined) units of the named task; `unit` e.g. 'pages', 'bytes'. */
+  update(task: string, done: number, total?: number, unit?: string): void;
+  /** The named task is over (its bar is removed). */
+  end(task: string): void;
+}
+
+export const silentProgress: ProgressSink = { update: () => undefined, end: () => undefined };
+
+/**
+ * Follow-up work a run asks the queue for (an export's next status read): enqueued as a delayed
+ * job when the run succeeds. The CLI's one-shot path does not use them.
+ */
+export interface Continuation {
+  /** A job name of jobs/index.ts. */
+  job: string;
+  /** Job data: small and secret-free; merged over that job's payload built from the current config. */
+  args: Record<string, unknown>;
+  delayMs: number;
+  /** Dedupe id: a continuation asked for twice (a retried run) is enqueued once. No ':' in it. */
+  id: string;
 }
 
 export interface JobResult {
-  rowsWritten: number;
+  continuations?: Continuation[];
 }
 
 /** A job: a plain function that knows nothing of BullMQ. `run <job>` and the worker both call it. */
-export type JobHandler<P> = (payload: P, ctx: JobContext) => Promise<JobResult>;
+export type JobHandler<P> = (payload: P, ctx: JobContext) => Promise<JobResult | undefined | void>;
 
 export interface RunSummary {
   job: string;
@@ -29,9 +60,10 @@ export interface RunSummary {
   computeUnits: number;
   durationMs: number;
   error?: Error | undefined;
+  continuations: Continuation[];
 }
 
-export interface RunJobDeps extends Omit<JobContext, 'signal'> {
+export interface RunJobDeps extends Omit<JobContext, 'signal' | 'countRows' | 'progress'> {
   /** Strings that must never reach the database or the logs, whatever an error says (the API key). */
   secrets?: readonly string[];
 }
@@ -45,7 +77,7 @@ export async function runJob<P>(
   handler: JobHandler<P>,
   payload: P,
   deps: RunJobDeps,
-  options: { scope?: string; signal?: AbortSignal } = {},
+  options: { scope?: string; signal?: AbortSignal; progress?: ProgressSink } = {},
 ): Promise<RunSummary> {
   const scope = options.scope ?? 'all';
   const started = deps.clock.now();
@@ -53,11 +85,21 @@ export async function runJob<P>(
   const meter = createMeter();
   const signal = options.signal ?? new AbortController().signal;
   const log = deps.log.child({ job, scope, runId });
-  const ctx: JobContext = { ...deps, log, signal, client: deps.client.scoped({ meter, signal }) };
   let rowsWritten = 0;
+  const ctx: JobContext = {
+    ...deps,
+    log,
+    signal,
+    client: deps.client.scoped({ meter, signal }),
+    countRows: (n) => {
+      rowsWritten += n;
+    },
+    progress: options.progress ?? silentProgress,
+  };
+  let continuations: Continuation[] = [];
   let error: Error | undefined;
   try {
-    rowsWritten = (await handler(payload, ctx)).rowsWritten;
+    continuations = (await handler(payload, ctx))?.continuations ?? [];
   } catch (err) {
     error = err instanceof Error ? err : new Error(String(err));
   }
@@ -74,6 +116,7 @@ export async function runJob<P>(
     computeUnits: usage.computeUnits,
     durationMs: finished - started,
     error,
+    continuations: error ? [] : continuations,
   };
   finishJobRun(deps.store, runId, {
     status: summary.status,

@@ -39,6 +39,8 @@ export interface NewestFirstOptions<T> {
   reached: (item: T, stopAt: Mark) => boolean;
   /** Writes a page (called inside the page's transaction); returns rows written. */
   write: (items: T[]) => number;
+  /** Told the rows of each committed page (the run's running total). */
+  countRows?: (n: number) => void;
   maxPages: number;
   /**
    * On the first run (no mark yet), keep reading older pages on later runs until the end of the list
@@ -115,10 +117,13 @@ async function walk<T>(
         pending: { pageToken: page.nextPageToken!, newest: newest!, stopAt },
       };
     }
-    o.store.transaction(() => {
-      state.rowsWritten += o.write(page.items);
+    const written = o.store.transaction(() => {
+      const n = o.write(page.items);
       writeCursor(o.store, o.job, o.scope, cursor, o.now());
+      return n;
     });
+    state.rowsWritten += written;
+    o.countRows?.(written);
     if (end) {
       state.highWater = cursor.highWater;
       return 'done';

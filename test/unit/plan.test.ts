@@ -3,6 +3,7 @@ import { batchIds, MAX_REWARDS_URL_LENGTH } from '../../jobs/rewards.js';
 import { loadConfig } from '../../src/config/index.js';
 import { demoAddress } from '../../src/demo-config.js';
 import { buildPlan, runsPerDay } from '../../src/plan.js';
+import { readCron } from '../../src/schedule.js';
 
 describe('runsPerDay', () => {
   it.each([
@@ -13,8 +14,22 @@ describe('runsPerDay', () => {
     ['*/30 * * * * *', 2880],
     ['0 0 * * 1', 52 / 365],
     ['0 0 1 * *', 12 / 365],
+    // Accepted by the config and fired by node-cron: the last day of each month.
+    ['0 0 L * *', 12 / 365],
+    ['0 9 * * MON-FRI', 261 / 365],
   ])('%s runs %d times a day', (expr, expected) => {
-    expect(runsPerDay(expr)).toBeCloseTo(expected, 1);
+    expect(runsPerDay(expr)).toBeCloseTo(expected, 3);
+  });
+});
+
+describe('readCron', () => {
+  it('reads the next firing from any instant, in the configured time zone', () => {
+    const from = new Date('2025-02-03T10:00:00Z');
+    expect(readCron('0 0 L * *').nextAfter(from).toISOString()).toBe('2025-02-28T00:00:00.000Z');
+    expect(readCron('*/5 * * * *').nextAfter(from).toISOString()).toBe('2025-02-03T10:05:00.000Z');
+    expect(readCron('0 9 * * *', 'Europe/Paris').nextAfter(from).toISOString()).toBe(
+      '2025-02-04T08:00:00.000Z',
+    );
   });
 });
 
