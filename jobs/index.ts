@@ -56,6 +56,6 @@ export function isJobName(name: string): name is JobName {
 export function payloadFor<K extends JobName>(name: K, config: Config): JobPayloads[K] | undefined {
   const section = config.jobs[configKeys[name]];
   if (!section) return undefined;
-  const { schedule: _schedule, enabled: _enabled, ...payload } = section;
+  const { schedule: _schedule, enabled: _enabled, runOnStart: _runOnStart, ...payload } = section;
   return payload as unknown as JobPayloads[K];
 }

@@ -1,5 +1,6 @@
 export { ConfigError } from './errors.js';
 export {
+  type Budget,
   type Config,
   DEFAULT_CONFIG_FILE,
   describeConfig,

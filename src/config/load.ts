@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { LevelWithSilent } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { type TierName, tiers } from '../upstream/endpoints.js';
 import { ConfigError, describeIssues } from './errors.js';
 import { type FileConfig, fileConfigSchema } from './schema.js';
 
@@ -19,6 +20,15 @@ export interface Config {
   configPath: string | undefined;
   jobs: FileConfig['jobs'];
   client: FileConfig['client'];
+  service: FileConfig['service'];
+  /** Resolved: the tier and its limits, or the configured overrides. */
+  budget: Budget;
+}
+
+export interface Budget {
+  tier: TierName;
+  computeUnitsPerMinute: number;
+  computeUnitsPerDay: number;
 }
 
 export const DEFAULT_CONFIG_FILE = './glacier-collector.yaml';
@@ -81,8 +91,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       : configPath
         ? parseConfigFile(configPath)
         : fileConfigSchema.parse({});
+  const apiKey = readApiKey(e.GLACIER_API_KEY, e.GLACIER_API_KEY_FILE, cwd);
   return {
-    apiKey: readApiKey(e.GLACIER_API_KEY, e.GLACIER_API_KEY_FILE, cwd),
+    apiKey,
     baseUrl: e.GLACIER_BASE_URL.replace(/\/+$/, ''),
     databasePath: resolve(cwd, e.DATABASE_PATH),
     redisUrl: e.REDIS_URL,
@@ -92,6 +103,18 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     configPath,
     jobs: file.jobs,
     client: file.client,
+    service: file.service,
+    budget: resolveBudget(file.budget, apiKey),
+  };
+}
+
+/** The budget's tier defaults to Free with a key and to the keyless limits without one. */
+function resolveBudget(budget: FileConfig['budget'], apiKey: string | undefined): Budget {
+  const tier = budget.tier ?? (apiKey ? 'Free' : 'none');
+  return {
+    tier,
+    computeUnitsPerMinute: budget.computeUnitsPerMinute ?? tiers[tier].perMinute,
+    computeUnitsPerDay: budget.computeUnitsPerDay ?? tiers[tier].perDay,
   };
 }
 

@@ -1,6 +1,6 @@
 import cron from 'node-cron';
 import { z } from 'zod';
-import { currencies, networks } from '../upstream/endpoints.js';
+import { currencies, networks, tierNames } from '../upstream/endpoints.js';
 import { primaryNetworkChains } from '../upstream/index.js';
 import { parseDuration } from './durations.js';
 import { addressProblem, nodeIdProblem, txHashProblem } from './identifiers.js';
@@ -39,10 +39,12 @@ const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'an EVM address: 0x a
 const chainId = z.string().regex(/^\d+$/, 'an EVM chain id, e.g. "43114"');
 
 const jobBase = {
-  /** Cron expression (UTC). */
+  /** Cron expression, read in `service.timezone` (UTC by default). */
   schedule: cronSchedule,
   /** @defaultValue true */
   enabled: z.boolean().default(true),
+  /** `start` fires one run at start-up, besides the schedule. @defaultValue false */
+  runOnStart: z.boolean().default(false),
 };
 
 export const supplyJobSchema = z.strictObject({ ...jobBase });
@@ -226,6 +228,42 @@ export const exportsJobSchema = z
     });
   });
 
+const timezone = z.string().superRefine((tz, ctx) => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'not an IANA time zone, e.g. "UTC" or "Europe/Paris"' });
+  }
+});
+
+/** The long-running service (`start`): how it fires and runs jobs. */
+export const serviceSchema = z.strictObject({
+  /** Time zone the `schedule` expressions are read in. @defaultValue 'UTC' */
+  timezone: timezone.default('UTC'),
+  /** Jobs one worker process runs at once. @defaultValue 2 */
+  concurrency: z.number().int().min(1).max(64).default(2),
+  /** On SIGTERM/SIGINT, how long active jobs may take to finish before the process exits. @defaultValue '30s' */
+  shutdownGrace: duration('30s').default(30_000),
+  /** BullMQ key prefix in Redis: several collectors can share one Redis with different prefixes. @defaultValue 'glacier' */
+  queuePrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,32}$/, 'letters, digits, "-" and "_", at most 32')
+    .default('glacier'),
+});
+
+/**
+ * The compute-unit budget every worker shares through Redis: requests wait for their endpoint's
+ * units, so N workers together stay within the key's limits. Defaults to the tier's limits.
+ */
+export const budgetSchema = z.strictObject({
+  /** The API key's rate-limit tier. @defaultValue 'Free' with an API key, 'none' without */
+  tier: z.enum(tierNames).optional(),
+  /** @defaultValue the tier's compute units per minute */
+  computeUnitsPerMinute: z.number().int().min(1).optional(),
+  /** @defaultValue the tier's compute units per day */
+  computeUnitsPerDay: z.number().int().min(1).optional(),
+});
+
 export const fileConfigSchema = z.strictObject({
   jobs: z
     .strictObject({
@@ -247,9 +285,12 @@ export const fileConfigSchema = z.strictObject({
       maxAttempts: z.number().int().min(1).max(20).default(5),
     })
     .prefault({}),
+  service: serviceSchema.prefault({}),
+  budget: budgetSchema.prefault({}),
 });
 
 export type FileConfig = z.output<typeof fileConfigSchema>;
+export type ServiceConfig = z.output<typeof serviceSchema>;
 export type JobsConfig = FileConfig['jobs'];
 export type TransactionsJobConfig = z.output<typeof transactionsJobSchema>;
 export type RewardsJobConfig = z.output<typeof rewardsJobSchema>;
