@@ -43,6 +43,21 @@ export interface Continuation {
   id: string;
 }
 
+/**
+ * A failed run that still asks for follow-up work (an export FAILED upstream with ErrInternal: the
+ * run fails so monitoring sees it, and a retry is scheduled). `unrecoverable`: retrying this same
+ * run cannot help, so the queue does not retry it (the continuations are the retry).
+ */
+export class JobFailedError extends Error {
+  override readonly name = 'JobFailedError';
+  constructor(
+    message: string,
+    readonly options: { continuations?: Continuation[]; unrecoverable?: boolean; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+  }
+}
+
 export interface JobResult {
   continuations?: Continuation[];
 }
@@ -116,7 +131,12 @@ export async function runJob<P>(
     computeUnits: usage.computeUnits,
     durationMs: finished - started,
     error,
-    continuations: error ? [] : continuations,
+    // A JobFailedError may still ask for follow-ups; any other failure drops them.
+    continuations: !error
+      ? continuations
+      : error instanceof JobFailedError
+        ? (error.options.continuations ?? [])
+        : [],
   };
   finishJobRun(deps.store, runId, {
     status: summary.status,
