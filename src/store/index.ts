@@ -5,6 +5,7 @@ export { migrationsFolder, type OpenStoreOptions, openStore, type Store } from '
 export * from './rewards.js';
 export * as tables from './schema.js';
 export * from './signatures.js';
+export * from './summaries.js';
 export * from './supply.js';
 export * from './transactions.js';
 export * from './usage-metrics.js';

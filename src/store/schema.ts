@@ -245,3 +245,95 @@ export const syncState = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.job, t.scope] })],
 );
+
+/*
+ * Summaries for the metrics endpoint (docs/metrics.md): a scrape reads a few rows of these instead
+ * of aggregating the big tables. The triggers of drizzle/*_metrics_summaries.sql keep
+ * transaction, reward, usage and job summaries current in the same transaction as the rows they
+ * count; export summaries are refreshed after each exports run (src/store/summaries.ts).
+ */
+
+/** Transactions stored per (network, chain): count and newest block time. */
+export const transactionSummaries = sqliteTable(
+  'transaction_summaries',
+  {
+    network: text('network').notNull(),
+    chainId: text('chain_id').notNull(),
+    transactions: integer('transactions').notNull(),
+    /** Unix seconds. */
+    newestBlockTimestamp: integer('newest_block_timestamp').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.chainId] })],
+);
+
+/**
+ * Rewards per subject (an address of reward_addresses or a node id of rewards), reward type and
+ * price currency ('' while unpriced): count, exact amount and value in that currency.
+ */
+export const rewardSummaries = sqliteTable(
+  'reward_summaries',
+  {
+    network: text('network').notNull(),
+    /** `address` or `node_id`. */
+    subjectKind: text('subject_kind').notNull(),
+    subject: text('subject').notNull(),
+    rewardType: text('reward_type').notNull(),
+    /** The currency of the stored price; '' for rewards without one yet. */
+    priceCurrency: text('price_currency').notNull(),
+    rewards: integer('rewards').notNull(),
+    /** Sum of the amounts in smallest units (nAVAX): exact, an int64 holds 9.2 billion AVAX. */
+    amount: integer('amount').notNull(),
+    /** Sum of amount × price, in `price_currency` (a float: sums of products are not exact anyway). */
+    value: real('value').notNull(),
+    /** Unix seconds. */
+    newestEndTimestamp: integer('newest_end_timestamp').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.subjectKind, t.subject, t.rewardType, t.priceCurrency] })],
+);
+
+/** The newest bucket stored per usage-metrics series. */
+export const usageSummaries = sqliteTable(
+  'usage_summaries',
+  {
+    source: text('source').notNull(),
+    scope: text('scope').notNull(),
+    timeInterval: text('time_interval').notNull(),
+    groupBy: text('group_by').notNull(),
+    /** Unix seconds. */
+    latestBucketTimestamp: integer('latest_bucket_timestamp').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.source, t.scope, t.timeInterval, t.groupBy] })],
+);
+
+/** Per job: its latest finished run and its latest success (ISO-8601 UTC, like job_runs). */
+export const jobSummaries = sqliteTable('job_summaries', {
+  job: text('job').primaryKey(),
+  lastStatus: text('last_status').notNull(),
+  lastStartedAt: text('last_started_at').notNull(),
+  lastFinishedAt: text('last_finished_at').notNull(),
+  lastSuccessAt: text('last_success_at'),
+});
+
+/** Per export definition: what its operations downloaded and loaded. */
+export const exportSummaries = sqliteTable('export_summaries', {
+  exportName: text('export_name').primaryKey(),
+  /** Status of its newest operation. */
+  latestStatus: text('latest_status').notNull(),
+  bytesDownloaded: integer('bytes_downloaded').notNull(),
+  filesDownloaded: integer('files_downloaded').notNull(),
+  /** NULL when the database does not record loaded rows. */
+  rowsLoaded: integer('rows_loaded'),
+  /** Upstream time (Unix ms) of the newest operation that completed. */
+  lastCompletedAtMs: integer('last_completed_at_ms'),
+});
+
+/** Operations per export definition and status. */
+export const exportStatusCounts = sqliteTable(
+  'export_status_counts',
+  {
+    exportName: text('export_name').notNull(),
+    status: text('status').notNull(),
+    operations: integer('operations').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.exportName, t.status] })],
+);

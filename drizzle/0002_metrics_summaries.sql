@@ -1,0 +1,157 @@
+-- Metrics summaries (src/store/schema.ts, docs/metrics.md): triggers keep them current in the same
+-- transaction as the rows they count, so a scrape reads a few rows whatever the size of the tables.
+-- Hand-written (drizzle-kit does not model triggers): keep this file as it is when migrations are
+-- regenerated. A reward's contribution: 1 reward, CAST(amount AS INTEGER) smallest units, and
+-- amount / 10^denomination * price in its price currency ('' and 0 while it has no price).
+-- Subtractions never lower a newest_* time: rows are not deleted in normal operation.
+
+CREATE TRIGGER `transactions_summary_insert` AFTER INSERT ON `transactions` BEGIN
+  INSERT INTO `transaction_summaries` (`network`, `chain_id`, `transactions`, `newest_block_timestamp`)
+  VALUES (NEW.`network`, NEW.`chain_id`, 1, NEW.`block_timestamp`)
+  ON CONFLICT (`network`, `chain_id`) DO UPDATE SET
+    `transactions` = `transactions` + 1,
+    `newest_block_timestamp` = max(`newest_block_timestamp`, excluded.`newest_block_timestamp`);
+END;
+--> statement-breakpoint
+CREATE TRIGGER `transactions_summary_update` AFTER UPDATE OF `network`, `block_timestamp` ON `transactions`
+WHEN OLD.`network` IS NOT NEW.`network` OR OLD.`block_timestamp` IS NOT NEW.`block_timestamp` BEGIN
+  UPDATE `transaction_summaries` SET `transactions` = `transactions` - 1
+  WHERE `network` = OLD.`network` AND `chain_id` = OLD.`chain_id`;
+  INSERT INTO `transaction_summaries` (`network`, `chain_id`, `transactions`, `newest_block_timestamp`)
+  VALUES (NEW.`network`, NEW.`chain_id`, 1, NEW.`block_timestamp`)
+  ON CONFLICT (`network`, `chain_id`) DO UPDATE SET
+    `transactions` = `transactions` + 1,
+    `newest_block_timestamp` = max(`newest_block_timestamp`, excluded.`newest_block_timestamp`);
+END;
+--> statement-breakpoint
+CREATE TRIGGER `transactions_summary_delete` AFTER DELETE ON `transactions` BEGIN
+  UPDATE `transaction_summaries` SET `transactions` = `transactions` - 1
+  WHERE `network` = OLD.`network` AND `chain_id` = OLD.`chain_id`;
+END;
+--> statement-breakpoint
+-- A reward counts for its node id and for each of its linked addresses. The triggers below insert
+-- signed contributions (+1 for a row as it is now, -1 for a row as it was) into this view, and its
+-- one INSTEAD OF trigger applies them to reward_summaries.
+CREATE VIEW `reward_summary_changes` AS
+SELECT '' AS `network`, '' AS `subject_kind`, '' AS `subject`, '' AS `reward_type`, '0' AS `amount`,
+  NULL AS `price_currency`, NULL AS `price_value`, 0 AS `asset_denomination`, 0 AS `end_timestamp`, 0 AS `sign`
+WHERE 0;
+--> statement-breakpoint
+CREATE TRIGGER `reward_summary_changes_apply` INSTEAD OF INSERT ON `reward_summary_changes` BEGIN
+  INSERT INTO `reward_summaries` (`network`, `subject_kind`, `subject`, `reward_type`, `price_currency`, `rewards`, `amount`, `value`, `newest_end_timestamp`)
+  VALUES (
+    NEW.`network`, NEW.`subject_kind`, NEW.`subject`, NEW.`reward_type`,
+    CASE WHEN NEW.`price_value` IS NULL THEN '' ELSE coalesce(NEW.`price_currency`, '') END,
+    NEW.`sign`, NEW.`sign` * CAST(NEW.`amount` AS INTEGER),
+    CASE WHEN NEW.`price_value` IS NULL THEN 0.0
+      ELSE NEW.`sign` * CAST(NEW.`amount` AS REAL) / power(10, NEW.`asset_denomination`) * CAST(NEW.`price_value` AS REAL) END,
+    NEW.`end_timestamp`)
+  ON CONFLICT (`network`, `subject_kind`, `subject`, `reward_type`, `price_currency`) DO UPDATE SET
+    `rewards` = `rewards` + excluded.`rewards`,
+    `amount` = `amount` + excluded.`amount`,
+    `value` = `value` + excluded.`value`,
+    `newest_end_timestamp` = max(`newest_end_timestamp`, excluded.`newest_end_timestamp`);
+END;
+--> statement-breakpoint
+-- Links are normally written after their reward; counting the existing ones keeps either order right.
+CREATE TRIGGER `rewards_summary_insert` AFTER INSERT ON `rewards` BEGIN
+  INSERT INTO `reward_summary_changes` (`network`, `subject_kind`, `subject`, `reward_type`, `amount`, `price_currency`, `price_value`, `asset_denomination`, `end_timestamp`, `sign`)
+  SELECT NEW.`network`, 'node_id', NEW.`node_id`, NEW.`reward_type`, NEW.`amount`, NEW.`price_currency`,
+    NEW.`price_value`, NEW.`asset_denomination`, NEW.`end_timestamp`, 1
+  UNION ALL
+  SELECT NEW.`network`, 'address', a.`address`, NEW.`reward_type`, NEW.`amount`, NEW.`price_currency`,
+    NEW.`price_value`, NEW.`asset_denomination`, NEW.`end_timestamp`, 1
+  FROM `reward_addresses` a WHERE a.`network` = NEW.`network` AND a.`utxo_id` = NEW.`utxo_id`;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `rewards_summary_delete` AFTER DELETE ON `rewards` BEGIN
+  INSERT INTO `reward_summary_changes` (`network`, `subject_kind`, `subject`, `reward_type`, `amount`, `price_currency`, `price_value`, `asset_denomination`, `end_timestamp`, `sign`)
+  SELECT OLD.`network`, 'node_id', OLD.`node_id`, OLD.`reward_type`, OLD.`amount`, OLD.`price_currency`,
+    OLD.`price_value`, OLD.`asset_denomination`, OLD.`end_timestamp`, -1
+  UNION ALL
+  SELECT OLD.`network`, 'address', a.`address`, OLD.`reward_type`, OLD.`amount`, OLD.`price_currency`,
+    OLD.`price_value`, OLD.`asset_denomination`, OLD.`end_timestamp`, -1
+  FROM `reward_addresses` a WHERE a.`network` = OLD.`network` AND a.`utxo_id` = OLD.`utxo_id`;
+END;
+--> statement-breakpoint
+-- Only when a counted column changed: touching `last_seen_at` (every re-read) costs nothing here.
+CREATE TRIGGER `rewards_summary_update`
+AFTER UPDATE OF `amount`, `price_currency`, `price_value`, `reward_type`, `node_id`, `end_timestamp`, `asset_denomination` ON `rewards`
+WHEN OLD.`amount` IS NOT NEW.`amount` OR OLD.`price_currency` IS NOT NEW.`price_currency`
+  OR OLD.`price_value` IS NOT NEW.`price_value` OR OLD.`reward_type` IS NOT NEW.`reward_type`
+  OR OLD.`node_id` IS NOT NEW.`node_id` OR OLD.`end_timestamp` IS NOT NEW.`end_timestamp`
+  OR OLD.`asset_denomination` IS NOT NEW.`asset_denomination` BEGIN
+  INSERT INTO `reward_summary_changes` (`network`, `subject_kind`, `subject`, `reward_type`, `amount`, `price_currency`, `price_value`, `asset_denomination`, `end_timestamp`, `sign`)
+  SELECT OLD.`network`, 'node_id', OLD.`node_id`, OLD.`reward_type`, OLD.`amount`, OLD.`price_currency`,
+    OLD.`price_value`, OLD.`asset_denomination`, OLD.`end_timestamp`, -1
+  UNION ALL
+  SELECT OLD.`network`, 'address', a.`address`, OLD.`reward_type`, OLD.`amount`, OLD.`price_currency`,
+    OLD.`price_value`, OLD.`asset_denomination`, OLD.`end_timestamp`, -1
+  FROM `reward_addresses` a WHERE a.`network` = OLD.`network` AND a.`utxo_id` = OLD.`utxo_id`;
+  INSERT INTO `reward_summary_changes` (`network`, `subject_kind`, `subject`, `reward_type`, `amount`, `price_currency`, `price_value`, `asset_denomination`, `end_timestamp`, `sign`)
+  SELECT NEW.`network`, 'node_id', NEW.`node_id`, NEW.`reward_type`, NEW.`amount`, NEW.`price_currency`,
+    NEW.`price_value`, NEW.`asset_denomination`, NEW.`end_timestamp`, 1
+  UNION ALL
+  SELECT NEW.`network`, 'address', a.`address`, NEW.`reward_type`, NEW.`amount`, NEW.`price_currency`,
+    NEW.`price_value`, NEW.`asset_denomination`, NEW.`end_timestamp`, 1
+  FROM `reward_addresses` a WHERE a.`network` = NEW.`network` AND a.`utxo_id` = NEW.`utxo_id`;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `reward_addresses_summary_insert` AFTER INSERT ON `reward_addresses` BEGIN
+  INSERT INTO `reward_summary_changes` (`network`, `subject_kind`, `subject`, `reward_type`, `amount`, `price_currency`, `price_value`, `asset_denomination`, `end_timestamp`, `sign`)
+  SELECT r.`network`, 'address', NEW.`address`, r.`reward_type`, r.`amount`, r.`price_currency`,
+    r.`price_value`, r.`asset_denomination`, r.`end_timestamp`, 1
+  FROM `rewards` r WHERE r.`network` = NEW.`network` AND r.`utxo_id` = NEW.`utxo_id`;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `reward_addresses_summary_delete` AFTER DELETE ON `reward_addresses` BEGIN
+  INSERT INTO `reward_summary_changes` (`network`, `subject_kind`, `subject`, `reward_type`, `amount`, `price_currency`, `price_value`, `asset_denomination`, `end_timestamp`, `sign`)
+  SELECT r.`network`, 'address', OLD.`address`, r.`reward_type`, r.`amount`, r.`price_currency`,
+    r.`price_value`, r.`asset_denomination`, r.`end_timestamp`, -1
+  FROM `rewards` r WHERE r.`network` = OLD.`network` AND r.`utxo_id` = OLD.`utxo_id`;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `usage_metrics_summary_insert` AFTER INSERT ON `usage_metrics` BEGIN
+  INSERT INTO `usage_summaries` (`source`, `scope`, `time_interval`, `group_by`, `latest_bucket_timestamp`)
+  VALUES (NEW.`source`, NEW.`scope`, NEW.`time_interval`, NEW.`group_by`, NEW.`bucket_timestamp`)
+  ON CONFLICT (`source`, `scope`, `time_interval`, `group_by`) DO UPDATE SET
+    `latest_bucket_timestamp` = max(`latest_bucket_timestamp`, excluded.`latest_bucket_timestamp`);
+END;
+--> statement-breakpoint
+-- Runs finish once (running → succeeded/failed); the newest finish wins when runs overlap.
+CREATE TRIGGER `job_runs_summary_finish` AFTER UPDATE OF `status` ON `job_runs`
+WHEN NEW.`status` IN ('succeeded', 'failed') AND NEW.`finished_at` IS NOT NULL BEGIN
+  INSERT INTO `job_summaries` (`job`, `last_status`, `last_started_at`, `last_finished_at`, `last_success_at`)
+  VALUES (NEW.`job`, NEW.`status`, NEW.`started_at`, NEW.`finished_at`,
+    CASE WHEN NEW.`status` = 'succeeded' THEN NEW.`finished_at` END)
+  ON CONFLICT (`job`) DO UPDATE SET
+    `last_status` = excluded.`last_status`,
+    `last_started_at` = excluded.`last_started_at`,
+    `last_finished_at` = excluded.`last_finished_at`
+  WHERE excluded.`last_finished_at` >= `job_summaries`.`last_finished_at`;
+  UPDATE `job_summaries` SET `last_success_at` = NEW.`finished_at`
+  WHERE `job` = NEW.`job` AND NEW.`status` = 'succeeded'
+    AND (`last_success_at` IS NULL OR `last_success_at` < NEW.`finished_at`);
+END;
+--> statement-breakpoint
+-- Summaries of the rows already stored (once, at upgrade).
+INSERT INTO `transaction_summaries` (`network`, `chain_id`, `transactions`, `newest_block_timestamp`)
+SELECT `network`, `chain_id`, count(*), max(`block_timestamp`) FROM `transactions` GROUP BY `network`, `chain_id`;
+--> statement-breakpoint
+INSERT INTO `reward_summary_changes` (`network`, `subject_kind`, `subject`, `reward_type`, `amount`, `price_currency`, `price_value`, `asset_denomination`, `end_timestamp`, `sign`)
+SELECT `network`, 'node_id', `node_id`, `reward_type`, `amount`, `price_currency`, `price_value`, `asset_denomination`, `end_timestamp`, 1
+FROM `rewards`
+UNION ALL
+SELECT r.`network`, 'address', a.`address`, r.`reward_type`, r.`amount`, r.`price_currency`, r.`price_value`, r.`asset_denomination`, r.`end_timestamp`, 1
+FROM `reward_addresses` a JOIN `rewards` r ON r.`network` = a.`network` AND r.`utxo_id` = a.`utxo_id`;
+--> statement-breakpoint
+INSERT INTO `usage_summaries` (`source`, `scope`, `time_interval`, `group_by`, `latest_bucket_timestamp`)
+SELECT `source`, `scope`, `time_interval`, `group_by`, max(`bucket_timestamp`) FROM `usage_metrics`
+GROUP BY `source`, `scope`, `time_interval`, `group_by`;
+--> statement-breakpoint
+-- SQLite takes the bare columns from the row holding max(finished_at).
+INSERT INTO `job_summaries` (`job`, `last_status`, `last_started_at`, `last_finished_at`, `last_success_at`)
+SELECT j.`job`, j.`status`, j.`started_at`, max(j.`finished_at`),
+  (SELECT max(s.`finished_at`) FROM `job_runs` s WHERE s.`job` = j.`job` AND s.`status` = 'succeeded')
+FROM `job_runs` j WHERE j.`status` IN ('succeeded', 'failed') AND j.`finished_at` IS NOT NULL
+GROUP BY j.`job`;

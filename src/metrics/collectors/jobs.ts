@@ -1,0 +1,63 @@
+import type { Config } from '../../config/index.js';
+import { readJobSummaries, type Store } from '../../store/index.js';
+import { longestGapSeconds } from '../schedule-gap.js';
+import type { Scrape } from '../scrape.js';
+
+/** The job name of a config section: `usageMetrics` runs as `usage-metrics`. */
+export function jobNameOf(configKey: string): string {
+  return configKey.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** The enabled jobs of the config, with their schedules. */
+export function scheduledJobs(config: Config): { job: string; schedule: string }[] {
+  return Object.entries(config.jobs)
+    .filter(([, section]) => section?.enabled)
+    .map(([key, section]) => ({ job: jobNameOf(key), schedule: section!.schedule }));
+}
+
+/**
+ * Each job's latest run and latest success, from job_summaries (kept by a trigger on job_runs, so
+ * every process exposes them and a restart loses nothing), and the longest wait its schedule
+ * allows: `time() - last_success > 2 * schedule_interval` is the "late" alert.
+ */
+export function defineJobsCollector(scrape: Scrape, store: Store, config: Config): void {
+  const intervals = scheduledJobs(config).flatMap(({ job, schedule }) => {
+    const gap = longestGapSeconds(schedule);
+    return gap === undefined ? [] : [{ job, gap }];
+  });
+  const labelNames = ['job_name'];
+  scrape.define({
+    name: 'jobs',
+    families: {
+      interval: {
+        name: 'glacier_job_schedule_interval_seconds',
+        help: "Longest wait between two firings of the job's schedule (enabled jobs).",
+        labelNames,
+      },
+      lastSuccess: {
+        name: 'glacier_job_last_success_timestamp_seconds',
+        help: 'When the latest successful run of the job finished, Unix seconds.',
+        labelNames,
+      },
+      lastDuration: {
+        name: 'glacier_job_last_run_duration_seconds',
+        help: 'How long the latest finished run of the job took.',
+        labelNames,
+      },
+      lastOk: {
+        name: 'glacier_job_last_run_success',
+        help: 'Whether the latest finished run of the job succeeded (1) or failed (0).',
+        labelNames,
+      },
+    },
+    read(g) {
+      for (const { job, gap } of intervals) g.interval.set({ job_name: job }, gap);
+      for (const s of readJobSummaries(store)) {
+        const labels = { job_name: s.job };
+        if (s.lastSuccessAt) g.lastSuccess.set(labels, Date.parse(s.lastSuccessAt) / 1000);
+        g.lastDuration.set(labels, (Date.parse(s.lastFinishedAt) - Date.parse(s.lastStartedAt)) / 1000);
+        g.lastOk.set(labels, s.lastStatus === 'succeeded' ? 1 : 0);
+      }
+    },
+  });
+}

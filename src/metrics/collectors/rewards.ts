@@ -1,0 +1,103 @@
+import type { Config } from '../../config/index.js';
+import { bareAddress, type RewardSubjectKind, readRewardSummaries, type Store } from '../../store/index.js';
+import { canonicalNetwork } from '../../upstream/index.js';
+import { OTHER } from '../cap.js';
+import { unitsToNumber } from '../decimal.js';
+import type { Scrape } from '../scrape.js';
+
+/** AVAX rewards are paid in nAVAX. */
+const AVAX_DECIMALS = 9;
+
+interface Series {
+  kind: RewardSubjectKind;
+  subject: string;
+  rewardType: string;
+  rewards: number;
+  amount: bigint;
+  /** In the configured currency: rewards priced in another one are not in it. */
+  value: number;
+  newestEndTimestamp: number;
+}
+
+const LABELS = ['network', 'kind', 'subject', 'reward_type'] as const;
+
+/**
+ * Rewards per configured address and node id (the subjects, in config order: the first ones keep
+ * their own series under the cap) and reward type, from reward_summaries.
+ */
+export function defineRewardsCollector(scrape: Scrape, store: Store, config: Config): void {
+  const job = config.jobs.rewards;
+  scrape.define({
+    name: 'rewards',
+    families: {
+      avax: {
+        name: 'glacier_rewards_received_avax',
+        help: 'Rewards received, per configured address or node id and reward type, in AVAX.',
+        labelNames: LABELS,
+      },
+      value: {
+        name: 'glacier_rewards_received_value',
+        help: 'Value of the rewards received at their historical price, in the currency of the label; rewards not priced yet count 0.',
+        labelNames: [...LABELS, 'currency'],
+      },
+      count: {
+        name: 'glacier_rewards_received',
+        help: 'Number of rewards received, per configured address or node id and reward type.',
+        labelNames: LABELS,
+      },
+      newest: {
+        name: 'glacier_rewards_newest_end_timestamp_seconds',
+        help: 'End time of the newest reward, per configured address or node id and reward type, Unix seconds.',
+        labelNames: LABELS,
+      },
+    },
+    read(g, cap) {
+      if (!job) return;
+      const network = canonicalNetwork(job.network);
+      const subjects = [
+        ...[...new Set(job.addresses.map(bareAddress))].map((s) => ({
+          kind: 'address' as const,
+          subject: s,
+        })),
+        ...[...new Set(job.nodeIds)].map((s) => ({ kind: 'node_id' as const, subject: s })),
+      ];
+      const bySeries = new Map<string, Series>();
+      for (const row of readRewardSummaries(store, network, subjects)) {
+        const key = `${row.subjectKind}\n${row.subject}\n${row.rewardType}`;
+        const series = bySeries.get(key) ?? {
+          kind: row.subjectKind,
+          subject: row.subject,
+          rewardType: row.rewardType,
+          rewards: 0,
+          amount: 0n,
+          value: 0,
+          newestEndTimestamp: 0,
+        };
+        series.rewards += row.rewards;
+        series.amount += row.amount;
+        if (row.priceCurrency === job.currency) series.value += row.value;
+        series.newestEndTimestamp = Math.max(series.newestEndTimestamp, row.newestEndTimestamp);
+        bySeries.set(key, series);
+      }
+      const kept = cap('glacier_rewards_received_avax', 'addresses and node ids', [...bySeries.values()], {
+        unitOf: (s) => `${s.kind}\n${s.subject}`,
+        foldKeyOf: (s) => `${s.kind}\n${s.rewardType}`,
+        fold: (into: Series | undefined, s) => ({
+          ...s,
+          subject: OTHER,
+          rewards: (into?.rewards ?? 0) + s.rewards,
+          amount: (into?.amount ?? 0n) + s.amount,
+          value: (into?.value ?? 0) + s.value,
+          newestEndTimestamp: Math.max(into?.newestEndTimestamp ?? 0, s.newestEndTimestamp),
+        }),
+      });
+      for (const s of kept) {
+        const labels = { network, kind: s.kind, subject: s.subject, reward_type: s.rewardType };
+        g.avax.set(labels, unitsToNumber(s.amount, AVAX_DECIMALS));
+        g.value.set({ ...labels, currency: job.currency }, s.value);
+        g.count.set(labels, s.rewards);
+        g.newest.set(labels, s.newestEndTimestamp);
+      }
+    },
+  });
+}

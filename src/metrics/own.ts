@@ -1,0 +1,149 @@
+/**
+ * The collector's own counters: per process, so with several processes Prometheus sums them
+ * (`sum without (instance)`). Series of configured jobs and of every endpoint start at 0, so a
+ * first failure shows in `increase()` instead of appearing as a new series at 1.
+ */
+import { Counter, Histogram, type Registry } from 'prom-client';
+import type { RunSummary } from '../runner.js';
+import {
+  type AttemptEvent,
+  endpointNames,
+  endpoints,
+  PageTokenRepeatedError,
+  UpstreamHttpError,
+  UpstreamNetworkError,
+  UpstreamResponseError,
+} from '../upstream/index.js';
+
+export const OUTCOMES = ['succeeded', 'failed'] as const;
+
+/** Why a run failed, from the first upstream error in its cause chain (a bounded label). */
+export const FAILURE_REASONS = [
+  'rate_limited',
+  'client_error',
+  'server_error',
+  'network',
+  'malformed_response',
+  'aborted',
+  'other',
+] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+
+export function failureReason(error: unknown): FailureReason {
+  let err = error;
+  for (let depth = 0; err instanceof Error && depth < 5; depth++) {
+    if (err instanceof UpstreamHttpError) {
+      if (err.status === 429) return 'rate_limited';
+      return err.status >= 500 ? 'server_error' : 'client_error';
+    }
+    if (err instanceof UpstreamNetworkError) return 'network';
+    if (err instanceof UpstreamResponseError || err instanceof PageTokenRepeatedError) {
+      return 'malformed_response';
+    }
+    if (err.name === 'AbortError') return 'aborted';
+    err = err.cause;
+  }
+  return 'other';
+}
+
+/**
+ * Request durations: the API answers most pages in 0.1–2 s; the rewards and usage endpoints can
+ * take several seconds; an attempt times out at 30 s by default.
+ */
+export const DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export interface OwnMetrics {
+  observeRun(s: RunSummary): void;
+  observeAttempt(e: AttemptEvent): void;
+  observeSkippedSlot(job: string): void;
+}
+
+export function createOwnMetrics(registry: Registry, jobs: readonly string[]): OwnMetrics {
+  const registers = [registry];
+  const runs = new Counter({
+    name: 'glacier_job_runs_total',
+    help: 'Job runs finished by this process, per job and outcome (succeeded, failed).',
+    labelNames: ['job_name', 'outcome'],
+    registers,
+  });
+  const failures = new Counter({
+    name: 'glacier_job_failures_total',
+    help: 'Failed job runs of this process, per job and reason (rate_limited, client_error, server_error, network, malformed_response, aborted, other).',
+    labelNames: ['job_name', 'reason'],
+    registers,
+  });
+  const rows = new Counter({
+    name: 'glacier_job_rows_written_total',
+    help: 'Rows written (new or changed) by the job runs of this process.',
+    labelNames: ['job_name'],
+    registers,
+  });
+  const skipped = new Counter({
+    name: 'glacier_job_skipped_slots_total',
+    help: "Scheduled slots skipped because the job's previous run was still active.",
+    labelNames: ['job_name'],
+    registers,
+  });
+  const requests = new Counter({
+    name: 'glacier_upstream_requests_total',
+    help: 'HTTP attempts to the Data API, per endpoint and status code ("none": no answer, e.g. a connection fault or timeout).',
+    labelNames: ['endpoint', 'code'],
+    registers,
+  });
+  const retries = new Counter({
+    name: 'glacier_upstream_retries_total',
+    help: 'Failed attempts that the client retried, per endpoint.',
+    labelNames: ['endpoint'],
+    registers,
+  });
+  const rateLimited = new Counter({
+    name: 'glacier_upstream_rate_limited_total',
+    help: 'Answers 429 Too Many Requests, per endpoint.',
+    labelNames: ['endpoint'],
+    registers,
+  });
+  const computeUnits = new Counter({
+    name: 'glacier_upstream_compute_units_total',
+    help: "Compute units spent, per endpoint: each answered attempt at its endpoint's cost (as the API charges).",
+    labelNames: ['endpoint'],
+    registers,
+  });
+  const duration = new Histogram({
+    name: 'glacier_upstream_request_duration_seconds',
+    help: 'Duration of HTTP attempts to the Data API, per endpoint.',
+    labelNames: ['endpoint'],
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+
+  for (const job of jobs) {
+    for (const outcome of OUTCOMES) runs.inc({ job_name: job, outcome }, 0);
+    rows.inc({ job_name: job }, 0);
+    skipped.inc({ job_name: job }, 0);
+  }
+  for (const endpoint of endpointNames) {
+    retries.inc({ endpoint }, 0);
+    rateLimited.inc({ endpoint }, 0);
+    computeUnits.inc({ endpoint }, 0);
+  }
+
+  return {
+    observeRun(s) {
+      runs.inc({ job_name: s.job, outcome: s.status });
+      if (s.status === 'failed') failures.inc({ job_name: s.job, reason: failureReason(s.error) });
+      rows.inc({ job_name: s.job }, s.rowsWritten);
+    },
+    observeAttempt(e) {
+      const endpoint = e.endpoint;
+      requests.inc({ endpoint, code: e.status === undefined ? 'none' : String(e.status) });
+      if (e.willRetry) retries.inc({ endpoint });
+      if (e.status === 429) rateLimited.inc({ endpoint });
+      // The same rule as the run's meter: an attempt that got a status was charged.
+      if (e.status !== undefined) computeUnits.inc({ endpoint }, endpoints[endpoint].computeUnits);
+      duration.observe({ endpoint }, e.durationMs / 1000);
+    },
+    observeSkippedSlot(job) {
+      skipped.inc({ job_name: job });
+    },
+  };
+}

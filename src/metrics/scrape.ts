@@ -1,0 +1,153 @@
+/**
+ * Gauges built at scrape time, node_exporter style: each collector reads what it needs once per
+ * scrape (a few summary rows, or a read function the service gave, like BullMQ's job counts) and
+ * sets its gauges; `glacier_scrape_collector_success` and `_duration_seconds` say how each went.
+ * A collector that fails or times out exposes no series (never stale ones) and logs, at most once
+ * a minute.
+ */
+import { performance } from 'node:perf_hooks';
+import { Gauge, type Registry } from 'prom-client';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import { type CapOptions, type Capped, capRows } from './cap.js';
+
+export interface FamilySpec {
+  name: string;
+  help: string;
+  labelNames?: readonly string[];
+}
+
+export type Gauges<K extends string> = Record<K, Gauge>;
+
+export interface CollectorSpec<K extends string> {
+  /** The `collector` label of the scrape gauges. */
+  name: string;
+  families: Record<K, FamilySpec>;
+  /** Sets the gauges (cleared before each call). Never writes, never calls the upstream API. */
+  read(gauges: Gauges<K>, cap: CapFn): void | Promise<void>;
+}
+
+/** The cap, with a log line the first time a family goes over it. */
+export type CapFn = <T>(
+  family: string,
+  what: string,
+  rows: readonly T[],
+  options: Omit<CapOptions<T>, 'cap'>,
+) => T[];
+
+export interface Scrape {
+  define<K extends string>(spec: CollectorSpec<K>): Gauges<K>;
+}
+
+export interface ScrapeDeps {
+  registry: Registry;
+  log: Logger;
+  clock: Clock;
+  seriesCap: number;
+  /** How long one collector may take (a read from Redis that hangs). @defaultValue 2000 ms */
+  timeoutMs?: number;
+}
+
+const LOG_EVERY_MS = 60_000;
+
+export function createScrape(deps: ScrapeDeps): Scrape {
+  const runs: (() => Promise<void>)[] = [];
+  const timeoutMs = deps.timeoutMs ?? 2000;
+  const everyCollector = () => Promise.all(runs.map((run) => run())).then(() => undefined);
+  const success = new Gauge({
+    name: 'glacier_scrape_collector_success',
+    help: 'Whether the collector read its data on this scrape (1) or failed (0); a failed one exposes no series.',
+    labelNames: ['collector'],
+    registers: [deps.registry],
+    collect: everyCollector,
+  });
+  const duration = new Gauge({
+    name: 'glacier_scrape_collector_duration_seconds',
+    help: 'How long the collector took on this scrape.',
+    labelNames: ['collector'],
+    registers: [deps.registry],
+    collect: everyCollector,
+  });
+  const capped = new Set<string>();
+  const lastLogged = new Map<string, number>();
+
+  const cap: CapFn = (family, what, rows, options) => {
+    const result: Capped<(typeof rows)[number]> = capRows(rows, { ...options, cap: deps.seriesCap });
+    if (result.foldedUnits > 0 && !capped.has(family)) {
+      capped.add(family);
+      deps.log.warn(
+        { family, cap: deps.seriesCap, folded: result.foldedUnits, what },
+        `${family}: more ${what} than the cap of ${deps.seriesCap} series; the last ${result.foldedUnits} are summed into "other"`,
+      );
+    }
+    return result.rows;
+  };
+
+  return {
+    define<K extends string>(spec: CollectorSpec<K>): Gauges<K> {
+      const run = inFlight(async () => {
+        clear();
+        const started = performance.now();
+        let ok = 1;
+        try {
+          await withTimeout(Promise.resolve(spec.read(gauges, cap)), timeoutMs, spec.name);
+        } catch (err) {
+          ok = 0;
+          clear();
+          const now = deps.clock.now();
+          if (now - (lastLogged.get(spec.name) ?? Number.NEGATIVE_INFINITY) >= LOG_EVERY_MS) {
+            lastLogged.set(spec.name, now);
+            deps.log.warn({ collector: spec.name, err: (err as Error).message }, 'metrics collector failed');
+          }
+        }
+        success.set({ collector: spec.name }, ok);
+        duration.set({ collector: spec.name }, (performance.now() - started) / 1000);
+      });
+      runs.push(run);
+      const entries = Object.entries(spec.families) as [K, FamilySpec][];
+      const gauges = Object.fromEntries(
+        entries.map(([key, family]) => [
+          key,
+          new Gauge({
+            name: family.name,
+            help: family.help,
+            labelNames: family.labelNames ?? [],
+            registers: [deps.registry],
+            collect: run,
+          }),
+        ]),
+      ) as Gauges<K>;
+      const clear = () => {
+        for (const [key, family] of entries) {
+          gauges[key].reset();
+          // reset() leaves a label-less gauge at 0: no data must mean no series, not a zero.
+          if ((family.labelNames ?? []).length === 0) gauges[key].remove();
+        }
+      };
+      clear();
+      return gauges;
+    },
+  };
+}
+
+/**
+ * One run at a time, shared by every caller while it is in flight: the gauges of a collector all
+ * call it in the same scrape, and the collector reads once.
+ */
+function inFlight(fn: () => Promise<void>): () => Promise<void> {
+  let current: Promise<void> | undefined;
+  return () => {
+    current ??= fn().finally(() => {
+      current = undefined;
+    });
+    return current;
+  };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,146 @@
+/**
+ * The HTTP server on METRICS_HOST:METRICS_PORT: `/metrics` (Prometheus text, OpenMetrics when the
+ * scraper asks), `/healthz` (the process is alive) and `/readyz` (every readiness check, 503 when
+ * one fails). GET and HEAD; nothing else is served.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../logger.js';
+import type { Metrics, Readiness } from './index.js';
+
+export interface HttpServerOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  log: Logger;
+  /** Without it, /metrics answers 404 (a process that serves health only). */
+  metrics?: Metrics | undefined;
+  readiness: () => Promise<Readiness>;
+  /** Longest wait for the readiness checks before /readyz answers 503. @defaultValue 5000 ms */
+  readinessTimeoutMs?: number;
+}
+
+export interface HttpServer {
+  url: string;
+  port: number;
+  /** Stops accepting, closes idle keep-alive sockets, lets requests in flight finish (1 s at most). */
+  close(): Promise<void>;
+}
+
+export class HttpServerError extends Error {
+  override readonly name = 'HttpServerError';
+}
+
+const CLOSE_GRACE_MS = 1000;
+
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  const { log, metrics } = options;
+  const readinessTimeoutMs = options.readinessTimeoutMs ?? 5000;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n', { allow: 'GET, HEAD' });
+    }
+    switch (path) {
+      case '/metrics': {
+        if (!metrics) break;
+        const { contentType, body } = await metrics.expose(req.headers.accept);
+        return send(res, 200, contentType, body);
+      }
+      case '/healthz':
+        return sendJson(res, 200, { status: 'ok' });
+      case '/readyz': {
+        const readiness = await readWithin(options.readiness, readinessTimeoutMs);
+        return sendJson(res, readiness.ready ? 200 : 503, {
+          status: readiness.ready ? 'ready' : 'not ready',
+          checks: readiness.checks,
+        });
+      }
+    }
+    return send(res, 404, 'text/plain; charset=utf-8', 'not found: try /metrics, /healthz or /readyz\n');
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: Error) => {
+      log.error({ err: err.message, path: req.url }, 'metrics server: request failed');
+      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n');
+      else res.destroy();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) =>
+      reject(
+        new HttpServerError(
+          `metrics server cannot listen on ${options.host}:${options.port}: ${err.code ?? err.message}`,
+          {
+            cause: err,
+          },
+        ),
+      );
+    server.once('error', onError);
+    server.listen(options.port, options.host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  server.on('error', (err) => log.error({ err: err.message }, 'metrics server error'));
+  const { port } = server.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+/** The readiness checks, or a failed "readiness" check when they throw or hang. */
+async function readWithin(read: () => Promise<Readiness>, ms: number): Promise<Readiness> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      read(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`checks did not answer within ${ms} ms`)), ms);
+      }),
+    ]);
+  } catch (err) {
+    return { ready: false, checks: { readiness: { ok: false, error: (err as Error).message } } };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  send(res, status, 'application/json; charset=utf-8', `${JSON.stringify(body)}\n`);
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  contentType: string,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  // Node sends no body for HEAD, with the same headers as GET.
+  res.end(body);
+}

@@ -1,0 +1,245 @@
+/**
+ * Reads of the metrics summaries (schema.ts, drizzle/*_metrics_summaries.sql): every function here
+ * costs a few index lookups, whatever the size of the big tables, because a scrape calls them. The
+ * one writer, `refreshExportSummaries`, runs after an exports run, never during a scrape.
+ */
+import { memo } from './memo.js';
+import type { Store } from './open.js';
+
+export interface LatestSupply {
+  lastUpdated: string;
+  circulatingSupply: string;
+  totalSupply: string;
+  totalPBurned: string;
+  totalCBurned: string;
+  totalXBurned: string;
+  totalStaked: string;
+  totalLocked: string;
+  totalRewards: string;
+  genesisUnlock: string;
+  l1ValidatorFees: string;
+}
+
+/** The newest supply snapshot (by `last_updated`, the primary key: one index step). */
+export function readLatestSupply(store: Store): LatestSupply | undefined {
+  const stmt = memo(store, 'summaries.supply', () =>
+    store.sqlite.prepare(
+      `SELECT last_updated AS lastUpdated, circulating_supply AS circulatingSupply, total_supply AS totalSupply,
+        total_p_burned AS totalPBurned, total_c_burned AS totalCBurned, total_x_burned AS totalXBurned,
+        total_staked AS totalStaked, total_locked AS totalLocked, total_rewards AS totalRewards,
+        genesis_unlock AS genesisUnlock, l1_validator_fees AS l1ValidatorFees
+       FROM supply_snapshots ORDER BY last_updated DESC LIMIT 1`,
+    ),
+  );
+  return stmt.get() as LatestSupply | undefined;
+}
+
+export interface TransactionSummary {
+  network: string;
+  chainId: string;
+  transactions: number;
+  newestBlockTimestamp: number;
+}
+
+/** One row per (network, chain) ever stored. */
+export function readTransactionSummaries(store: Store): TransactionSummary[] {
+  const stmt = memo(store, 'summaries.transactions', () =>
+    store.sqlite.prepare(
+      `SELECT network, chain_id AS chainId, transactions, newest_block_timestamp AS newestBlockTimestamp
+       FROM transaction_summaries WHERE transactions > 0 ORDER BY network, chain_id`,
+    ),
+  );
+  return stmt.all() as TransactionSummary[];
+}
+
+export type RewardSubjectKind = 'address' | 'node_id';
+
+export interface RewardSummary {
+  subjectKind: RewardSubjectKind;
+  subject: string;
+  rewardType: string;
+  /** '' for rewards without a price yet. */
+  priceCurrency: string;
+  rewards: number;
+  /** Smallest units (nAVAX), exact. */
+  amount: bigint;
+  value: number;
+  newestEndTimestamp: number;
+}
+
+/** The summaries of the given subjects (addresses without a chain prefix, node ids) on a network. */
+export function readRewardSummaries(
+  store: Store,
+  network: string,
+  subjects: readonly { kind: RewardSubjectKind; subject: string }[],
+): RewardSummary[] {
+  const stmt = memo(store, 'summaries.rewards', () =>
+    store.sqlite
+      .prepare(
+        `SELECT subject_kind AS subjectKind, subject, reward_type AS rewardType, price_currency AS priceCurrency,
+          rewards, amount, value, newest_end_timestamp AS newestEndTimestamp
+         FROM reward_summaries
+         WHERE network = ? AND subject_kind = ? AND subject = ? AND rewards > 0`,
+      )
+      .safeIntegers(true),
+  );
+  const out: RewardSummary[] = [];
+  for (const { kind, subject } of subjects) {
+    for (const row of stmt.all(network, kind, subject) as Record<string, unknown>[]) {
+      out.push({
+        subjectKind: row.subjectKind as RewardSubjectKind,
+        subject: row.subject as string,
+        rewardType: row.rewardType as string,
+        priceCurrency: row.priceCurrency as string,
+        rewards: Number(row.rewards),
+        amount: BigInt(row.amount as bigint),
+        value: Number(row.value),
+        newestEndTimestamp: Number(row.newestEndTimestamp),
+      });
+    }
+  }
+  return out;
+}
+
+export interface UsageBucketRow {
+  source: string;
+  scope: string;
+  timeInterval: string;
+  groupBy: string;
+  bucketTimestamp: number;
+  groupValue: string;
+  totalRequests: number;
+  apiCreditsUsed: number;
+  apiCreditsWasted: number;
+  successRatePercent: number;
+  medianResponseTimeMsecs: number;
+  invalidRequests: number;
+}
+
+/** Every row of the newest bucket of every usage-metrics series (a primary-key range per series). */
+export function readLatestUsageBuckets(store: Store): UsageBucketRow[] {
+  const stmt = memo(store, 'summaries.usage', () =>
+    store.sqlite.prepare(
+      `SELECT u.source, u.scope, u.time_interval AS timeInterval, u.group_by AS groupBy,
+         u.bucket_timestamp AS bucketTimestamp, u.group_value AS groupValue,
+         u.total_requests AS totalRequests, u.api_credits_used AS apiCreditsUsed,
+         u.api_credits_wasted AS apiCreditsWasted, u.success_rate_percent AS successRatePercent,
+         u.median_response_time_msecs AS medianResponseTimeMsecs, u.invalid_requests AS invalidRequests
+       FROM usage_summaries s
+       JOIN usage_metrics u ON u.source = s.source AND u.scope = s.scope AND u.time_interval = s.time_interval
+         AND u.group_by = s.group_by AND u.bucket_timestamp = s.latest_bucket_timestamp
+       ORDER BY u.source, u.scope, u.time_interval, u.group_by, u.total_requests DESC, u.group_value`,
+    ),
+  );
+  return stmt.all() as UsageBucketRow[];
+}
+
+/** How many of `txHashes` have a stored signature on `network` (one primary-key lookup each). */
+export function countStoredSignatures(store: Store, network: string, txHashes: readonly string[]): number {
+  const stmt = memo(store, 'summaries.signature', () =>
+    store.sqlite.prepare('SELECT 1 FROM signatures WHERE network = ? AND tx_hash = ?').pluck(),
+  );
+  let found = 0;
+  for (const hash of new Set(txHashes)) if (stmt.get(network, hash) !== undefined) found++;
+  return found;
+}
+
+export interface JobSummary {
+  job: string;
+  lastStatus: string;
+  lastStartedAt: string;
+  lastFinishedAt: string;
+  lastSuccessAt: string | null;
+}
+
+export function readJobSummaries(store: Store): JobSummary[] {
+  const stmt = memo(store, 'summaries.jobs', () =>
+    store.sqlite.prepare(
+      `SELECT job, last_status AS lastStatus, last_started_at AS lastStartedAt,
+         last_finished_at AS lastFinishedAt, last_success_at AS lastSuccessAt
+       FROM job_summaries ORDER BY job`,
+    ),
+  );
+  return stmt.all() as JobSummary[];
+}
+
+export interface ExportSummary {
+  exportName: string;
+  latestStatus: string;
+  bytesDownloaded: number;
+  filesDownloaded: number;
+  rowsLoaded: number | null;
+  lastCompletedAtMs: number | null;
+  /** Operations per status. */
+  statuses: Record<string, number>;
+}
+
+export function readExportSummaries(store: Store): ExportSummary[] {
+  const summaries = memo(store, 'summaries.exports', () =>
+    store.sqlite.prepare(
+      `SELECT export_name AS exportName, latest_status AS latestStatus, bytes_downloaded AS bytesDownloaded,
+         files_downloaded AS filesDownloaded, rows_loaded AS rowsLoaded, last_completed_at_ms AS lastCompletedAtMs
+       FROM export_summaries ORDER BY export_name`,
+    ),
+  );
+  const counts = memo(store, 'summaries.exportStatuses', () =>
+    store.sqlite.prepare(
+      'SELECT export_name AS exportName, status, operations FROM export_status_counts ORDER BY export_name, status',
+    ),
+  );
+  const byName = new Map<string, ExportSummary>();
+  for (const row of summaries.all() as Omit<ExportSummary, 'statuses'>[]) {
+    byName.set(row.exportName, { ...row, statuses: {} });
+  }
+  for (const row of counts.all() as { exportName: string; status: string; operations: number }[]) {
+    const summary = byName.get(row.exportName);
+    if (summary) summary.statuses[row.status] = row.operations;
+  }
+  return [...byName.values()];
+}
+
+/**
+ * Columns that may record how many CSV rows were loaded from an export's file, looked for in
+ * export_files then export_operations (the loader of `exported_transactions` adds one); the first
+ * present is summed. None present: rows_loaded stays NULL and the metric is not exposed.
+ */
+export const ROWS_LOADED_COLUMNS = ['rows_loaded', 'loaded_rows'] as const;
+
+function rowsLoadedSource(store: Store): { table: 'f' | 'o'; column: string } | undefined {
+  const columnsOf = (table: string) =>
+    new Set((store.sqlite.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name));
+  const files = columnsOf('export_files');
+  const operations = columnsOf('export_operations');
+  for (const column of ROWS_LOADED_COLUMNS) {
+    if (files.has(column)) return { table: 'f', column };
+    if (operations.has(column)) return { table: 'o', column };
+  }
+  return undefined;
+}
+
+/**
+ * Recomputes the export summaries from export_operations and export_files, in one transaction.
+ * Their size is one row per operation (a few per definition and day), and this runs after an
+ * exports run (and at start-up), not on a scrape.
+ */
+export function refreshExportSummaries(store: Store): void {
+  const source = rowsLoadedSource(store);
+  const rowsLoaded = source ? `sum(${source.table}."${source.column}")` : 'NULL';
+  store.transaction(() => {
+    store.sqlite.exec(`
+      DELETE FROM export_status_counts;
+      INSERT INTO export_status_counts (export_name, status, operations)
+      SELECT export_name, status, count(*) FROM export_operations GROUP BY export_name, status;
+      DELETE FROM export_summaries;
+      INSERT INTO export_summaries
+        (export_name, latest_status, bytes_downloaded, files_downloaded, rows_loaded, last_completed_at_ms)
+      SELECT o.export_name,
+        (SELECT l.status FROM export_operations l WHERE l.export_name = o.export_name
+          ORDER BY l.created_at_ms DESC, l.recorded_at DESC LIMIT 1),
+        coalesce(sum(f.size_bytes), 0), count(f.operation_id), ${rowsLoaded},
+        max(CASE WHEN o.status IN ('COMPLETED', 'COMPLETED_WITH_WARNING') THEN o.updated_at_ms END)
+      FROM export_operations o LEFT JOIN export_files f ON f.operation_id = o.operation_id
+      GROUP BY o.export_name;
+    `);
+  });
+}
