@@ -7,7 +7,7 @@ import { createLogger } from '../../src/logger.js';
 import type { RunJobDeps } from '../../src/runner.js';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import type { Store } from '../../src/store/index.js';
-import { createDataApiClient } from '../../src/upstream/index.js';
+import { type AttemptEvent, createDataApiClient } from '../../src/upstream/index.js';
 import { testStore } from './store.js';
 
 /** 2025-06-15T12:34:56Z: a fixed "now" so that expected data can be computed. */
@@ -28,7 +28,13 @@ export interface Collector {
 
 /** The simulator on port 0, a fresh SQLite file, and the collector's real parts wired to them. */
 export async function startCollector(
-  options: { sim?: SimulatorOptions; apiKey?: string; clock?: ManualClock } = {},
+  options: {
+    sim?: SimulatorOptions;
+    apiKey?: string;
+    clock?: ManualClock;
+    /** Also told of every attempt (the service wires metrics here). */
+    onAttempt?: (e: AttemptEvent) => void;
+  } = {},
 ): Promise<Collector> {
   const clock = options.clock ?? createManualClock(T0);
   const sim = await startSimulator({ port: 0, seed: 7, clock, ...options.sim });
@@ -51,7 +57,10 @@ export async function startCollector(
     sleep: async (ms) => {
       delays.push(ms);
     },
-    onAttempt: (e) => log.debug({ ...e }, 'attempt'),
+    onAttempt: (e) => {
+      log.debug({ ...e }, 'attempt');
+      options.onAttempt?.(e);
+    },
   });
   return {
     sim,
