@@ -71,7 +71,7 @@ afterEach(async () => {
 
 /** The simulator, a database, metrics wired as the service wires them, and the server on port 0. */
 async function rig(
-  options: { sim?: SimulatorOptions; readiness?: () => Promise<Readiness> } = {},
+  options: { sim?: SimulatorOptions; readiness?: () => Promise<Readiness>; collectorTimeoutMs?: number } = {},
 ): Promise<Rig> {
   const dir = tempDir();
   closers.push(dir.cleanup);
