@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseExposition, value } from '../support/exposition.js';
+import { parseExposition, samples, value } from '../support/exposition.js';
 import { lintFamilies } from '../support/metrics-lint.js';
 
 const text = [
@@ -36,7 +36,7 @@ describe('parseExposition', () => {
     expect(value(families, 'glacier_x_total', { a: '2' })).toBe(4);
     expect(value(families, 'glacier_h_seconds_count', { endpoint: 'a' })).toBe(2);
     expect(value(families, 'glacier_h_seconds_bucket', { endpoint: 'a', le: '+Inf' })).toBe(2);
-    expect(value(families, 'glacier_level', {})).toBeNaN();
+    expect(samples(families, 'glacier_level')[0]?.value).toBeNaN();
     expect(value(families, 'glacier_level', { x: 'y' })).toBe(Number.NEGATIVE_INFINITY);
   });
 
