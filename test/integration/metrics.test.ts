@@ -1,127 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { handlerFor, type JobName, payloadFor } from '../../jobs/index.js';
-import { type Config, loadConfig } from '../../src/config/index.js';
-import { demoAddress, demoCb58, demoNodeId } from '../../src/demo-config.js';
-import { createLogger } from '../../src/logger.js';
-import { createMetrics, type Metrics, type Readiness } from '../../src/metrics/index.js';
-import { type HttpServer, startHttpServer } from '../../src/metrics/server.js';
-import { type RunSummary, runJob } from '../../src/runner.js';
-import type { SimulatorOptions } from '../../src/simulator/index.js';
 import { endpoints } from '../../src/upstream/index.js';
-import { type Collector, startCollector } from '../support/collector.js';
-import { type Family, scrape, value } from '../support/exposition.js';
+import type { Collector } from '../support/collector.js';
+import { type Family, value } from '../support/exposition.js';
 import { lintFamilies } from '../support/metrics-lint.js';
+import { addresses, nodeId, rig, txHashes } from '../support/metrics-rig.js';
 import { promtool, skipWithout } from '../support/prometheus.js';
-import { tempDir } from '../support/tmp.js';
-
-const addresses = [demoAddress('validator-1'), demoAddress('delegator-1')];
-const nodeId = demoNodeId('node-1');
-const txHashes = [demoCb58('a'), demoCb58('b'), demoCb58('never-asked')];
-
-/** A config with every job; the exports definition writes under `directory`. */
-export function everyJobConfig(directory: string): Config {
-  return loadConfig({
-    env: {},
-    cwd: '/nonexistent',
-    file: {
-      jobs: {
-        supply: { schedule: '*/5 * * * *' },
-        transactions: { schedule: '* * * * *', pageSize: 100, maxPages: 3 },
-        rewards: { schedule: '0 * * * *', addresses, nodeIds: [nodeId], currency: 'eur' },
-        usageMetrics: {
-          schedule: '0 * * * *',
-          sources: [{ source: 'dataApi', timeInterval: 'hourly', groupBy: 'requestPath', lookback: '2d' }],
-        },
-        signatures: { schedule: '*/10 * * * *', txHashes },
-        exports: {
-          schedule: '0 3 * * 1-5',
-          directory,
-          pollInterval: '10ms',
-          definitions: [
-            {
-              name: 'treasury',
-              type: 'TRANSACTION_EXPORT_EVM',
-              addresses: ['0x00000000000000000000000000000000000000aa'],
-              includeChains: ['43114'],
-            },
-          ],
-        },
-      },
-    },
-  });
-}
-
-interface Rig {
-  c: Collector;
-  config: Config;
-  metrics: Metrics;
-  server: HttpServer;
-  logs: () => string;
-  run(job: JobName, payload?: unknown): Promise<RunSummary>;
-  scrape(accept?: string): ReturnType<typeof scrape>;
-}
-
-const closers: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (closers.length) await closers.pop()!();
-});
-
-/** The simulator, a database, metrics wired as the service wires them, and the server on port 0. */
-async function rig(
-  options: { sim?: SimulatorOptions; readiness?: () => Promise<Readiness>; collectorTimeoutMs?: number } = {},
-): Promise<Rig> {
-  const dir = tempDir();
-  closers.push(dir.cleanup);
-  const config = everyJobConfig(join(dir.dir, 'exports'));
-  let metrics: Metrics | undefined;
-  const c = await startCollector({
-    sim: { txPerMinute: 120, exports: { runningMs: 0 }, ...options.sim },
-    onAttempt: (e) => metrics?.observeAttempt(e),
-  });
-  closers.push(c.close);
-  let logText = '';
-  const log = createLogger({
-    level: 'info',
-    pretty: false,
-    destination: new Writable({
-      write(chunk: Buffer, _enc, done) {
-        logText += chunk.toString();
-        done();
-      },
-    }),
-  });
-  metrics = createMetrics({
-    store: c.store,
-    config,
-    log,
-    clock: c.clock,
-    role: 'worker',
-    collectorTimeoutMs: options.collectorTimeoutMs,
-  });
-  const readiness =
-    options.readiness ??
-    (async () => ({ ready: true, checks: { database: { ok: true }, redis: { ok: true } } }));
-  metrics.setReadiness(readiness);
-  const server = await startHttpServer({ host: '127.0.0.1', port: 0, log, metrics, readiness });
-  closers.push(server.close);
-  const m = metrics;
-  return {
-    c,
-    config,
-    metrics: m,
-    server,
-    logs: () => logText,
-    async run(job, payload) {
-      const summary = await runJob(job, handlerFor(job), payload ?? payloadFor(job, config), c.deps);
-      m.observeRun(summary);
-      return summary;
-    },
-    scrape: (accept) => scrape(`${server.url}/metrics`, accept),
-  };
-}
 
 const rows = (c: Collector, sql: string, ...params: unknown[]) =>
   c.store.sqlite.prepare(sql).all(...params) as Record<string, unknown>[];
@@ -137,9 +21,14 @@ function closeTo(actual: number | undefined, expected: number): void {
   expect(Math.abs(actual! - expected)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(expected)));
 }
 
+const closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+});
+
 describe('metrics of the collected data', () => {
   it('equal the database and the simulator ground truth after every job ran', async () => {
-    const r = await rig();
+    const r = await rig(closers);
     const { c } = r;
     for (const job of ['supply', 'transactions', 'rewards', 'usage-metrics', 'exports'] as const) {
       expect((await r.run(job)).status).toBe('succeeded');
@@ -278,7 +167,7 @@ describe('metrics of the collected data', () => {
 
 describe('metrics of the collector itself', () => {
   it('count runs, rows and upstream requests, and read last success and duration from the database', async () => {
-    const r = await rig();
+    const r = await rig(closers);
     const summaries = [await r.run('supply'), await r.run('transactions'), await r.run('rewards')];
     r.c.clock.advance(60_000);
     summaries.push(await r.run('transactions'));
@@ -325,7 +214,7 @@ describe('metrics of the collector itself', () => {
   });
 
   it('count 429s, retries and failures by reason; a failed run keeps the last success', async () => {
-    const r = await rig({
+    const r = await rig(closers, {
       sim: {
         faults: {
           endpoints: {
@@ -354,7 +243,7 @@ describe('metrics of the collector itself', () => {
 
   it('reads the budget, the queues and the readiness at scrape time, and counts skipped slots', async () => {
     let ready = true;
-    const r = await rig({
+    const r = await rig(closers, {
       readiness: async () => ({
         ready,
         checks: {
@@ -394,7 +283,7 @@ describe('metrics of the collector itself', () => {
   });
 
   it('exposes no series of a collector whose read fails or hangs, and says so', async () => {
-    const r = await rig({ collectorTimeoutMs: 100 });
+    const r = await rig(closers, { collectorTimeoutMs: 100 });
     r.metrics.setBudget(async () => {
       throw new Error('redis is down');
     });

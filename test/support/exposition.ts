@@ -50,7 +50,7 @@ export function parseExposition(text: string): Family[] {
     if (meta) {
       const [, kind, name, rest = ''] = meta;
       current = familyOf(name!);
-      if (kind === 'HELP') current.help = unescape(rest, false);
+      if (kind === 'HELP') current.help = unescapeText(rest, false);
       if (kind === 'TYPE') current.type = rest;
       return;
     }
@@ -93,14 +93,14 @@ function parseLabels(text: string, fail: (why: string) => never): Record<string,
     if (text[i] !== '"') fail(`label ${name} not closed`);
     i++;
     if (name in labels) fail(`label ${name} twice`);
-    labels[name] = unescape(raw, true);
+    labels[name] = unescapeText(raw, true);
     if (text[i] === ',') i++;
     else if (i !== end) fail('expected , between labels');
   }
   return labels;
 }
 
-function unescape(text: string, quotes: boolean): string {
+function unescapeText(text: string, quotes: boolean): string {
   return text.replace(/\\(.)/g, (whole, c: string) => {
     if (c === 'n') return '\n';
     if (c === '\\') return '\\';

@@ -98,7 +98,7 @@ describe('decimals as gauges', () => {
 
   it('reads smallest units exactly before the one rounding to a double', () => {
     expect(unitsToNumber(1n, 9)).toBe(1e-9);
-    expect(unitsToNumber(123456789012345678n, 9)).toBe(123456789.012345678);
+    expect(unitsToNumber(123456789012345678n, 9)).toBe(Number('123456789.012345678'));
     expect(unitsToNumber(-5n, 9)).toBe(-5e-9);
     // 2^53 + 1 nAVAX is not a double; the decimal text rounds once, correctly.
     expect(unitsToNumber(9007199254740993n, 9)).toBe(Number('9007199.254740993'));
