@@ -67,7 +67,10 @@ export interface RewardSummary {
   newestEndTimestamp: number;
 }
 
-/** The summaries of the given subjects (addresses without a chain prefix, node ids) on a network. */
+/**
+ * The summaries of the given subjects (addresses without a chain prefix, node ids) on a network: one
+ * primary-key range per subject, in one statement per kind.
+ */
 export function readRewardSummaries(
   store: Store,
   network: string,
@@ -79,20 +82,23 @@ export function readRewardSummaries(
         `SELECT subject_kind AS subjectKind, subject, reward_type AS rewardType, price_currency AS priceCurrency,
           rewards, amount, value, newest_end_timestamp AS newestEndTimestamp
          FROM reward_summaries
-         WHERE network = ? AND subject_kind = ? AND subject = ? AND rewards > 0`,
+         WHERE network = ? AND subject_kind = ? AND subject IN (SELECT value FROM json_each(?)) AND rewards > 0`,
       )
+      // Amounts are exact integers of nAVAX: read them as BigInt, past 2^53 too.
       .safeIntegers(true),
   );
   const out: RewardSummary[] = [];
-  for (const { kind, subject } of subjects) {
-    for (const row of stmt.all(network, kind, subject) as Record<string, unknown>[]) {
+  for (const kind of ['address', 'node_id'] as const) {
+    const ofKind = subjects.filter((s) => s.kind === kind).map((s) => s.subject);
+    if (ofKind.length === 0) continue;
+    for (const row of stmt.all(network, kind, JSON.stringify(ofKind)) as Record<string, unknown>[]) {
       out.push({
-        subjectKind: row.subjectKind as RewardSubjectKind,
+        subjectKind: kind,
         subject: row.subject as string,
         rewardType: row.rewardType as string,
         priceCurrency: row.priceCurrency as string,
         rewards: Number(row.rewards),
-        amount: BigInt(row.amount as bigint),
+        amount: row.amount as bigint,
         value: Number(row.value),
         newestEndTimestamp: Number(row.newestEndTimestamp),
       });

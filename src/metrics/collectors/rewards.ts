@@ -79,7 +79,12 @@ export function defineRewardsCollector(scrape: Scrape, store: Store, config: Con
         series.newestEndTimestamp = Math.max(series.newestEndTimestamp, row.newestEndTimestamp);
         bySeries.set(key, series);
       }
-      const kept = cap('glacier_rewards_received_avax', 'addresses and node ids', [...bySeries.values()], {
+      // Config order is the priority under the cap.
+      const rank = new Map(subjects.map((s, i) => [`${s.kind}\n${s.subject}`, i]));
+      const ordered = [...bySeries.values()].sort(
+        (a, b) => rank.get(`${a.kind}\n${a.subject}`)! - rank.get(`${b.kind}\n${b.subject}`)!,
+      );
+      const kept = cap('glacier_rewards_received_avax', 'addresses and node ids', ordered, {
         unitOf: (s) => `${s.kind}\n${s.subject}`,
         foldKeyOf: (s) => `${s.kind}\n${s.rewardType}`,
         fold: (into: Series | undefined, s) => ({

@@ -1,0 +1,216 @@
+/**
+ * Scrape cost against the size of the database: `/metrics` over HTTP (keep-alive, as Prometheus
+ * scrapes) on a database holding 1,000,000 transactions and 100,000 rewards, against the same
+ * config on a database holding one row per exposed series (10 chains; 50 addresses and 10 node ids
+ * × 3 reward types): the same series, so the ratio isolates the number of stored rows. Goals: p50
+ * and p99 ratios ≤ 1.2 (a scrape reads summaries, never the big tables) and p99 ≤ 10 ms. A scrape of
+ * an empty database (no data series at all: a smaller exposition) is reported beside it, without a
+ * goal. Rows are inserted with raw prepared statements (the summary triggers fire as they do for the
+ * collector's own writes), so setup takes a minute, not the hours a collection would.
+ */
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+import { systemClock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config/index.js';
+import { demoAddress, demoCb58, demoNodeId } from '../../src/demo-config.js';
+import { createLogger } from '../../src/logger.js';
+import { createMetrics } from '../../src/metrics/index.js';
+import { startHttpServer } from '../../src/metrics/server.js';
+import { openStore, type Store } from '../../src/store/index.js';
+import { tempDir } from '../../test/support/tmp.js';
+import { cost, type Figure, figure, median, percentile } from '../lib.js';
+
+const TRANSACTIONS = 1_000_000;
+const REWARDS = 100_000;
+const CHAINS = ['43114', '1', '8453', '10', '42161', '137', '56', '250', '100', '324'];
+const ADDRESSES = Array.from({ length: 50 }, (_, i) => demoAddress(`bench-${i}`));
+const NODE_IDS = Array.from({ length: 10 }, (_, i) => demoNodeId(`bench-${i}`));
+const SCRAPES = 400;
+const WARMUP = 50;
+
+const config = loadConfig({
+  env: {},
+  cwd: '/nonexistent',
+  file: {
+    jobs: {
+      supply: { schedule: '*/5 * * * *' },
+      transactions: { schedule: '* * * * *' },
+      rewards: { schedule: '0 * * * *', addresses: ADDRESSES, nodeIds: NODE_IDS },
+      usageMetrics: {
+        schedule: '0 * * * *',
+        sources: [{ source: 'dataApi', timeInterval: 'hourly', groupBy: 'requestPath' }],
+      },
+      signatures: {
+        schedule: '0 * * * *',
+        txHashes: Array.from({ length: 20 }, (_, i) => demoCb58(`sig-${i}`)),
+      },
+    },
+  },
+});
+
+/** Fills a database the size the figure is about. */
+export function fill(store: Store, transactions: number, rewards: number): void {
+  const tx = store.sqlite.prepare(
+    `INSERT INTO transactions (chain_id, tx_hash, network, block_number, block_timestamp, block_hash, block_index,
+      tx_status, tx_type, gas_limit, gas_used, gas_price, nonce, value, from_address, to_address, first_seen_at, last_seen_at)
+     VALUES (?, ?, 'mainnet', ?, ?, '0xblock', 0, '1', 2, '21000', '21000', '25000000000', '7', '1000000000000000000',
+      '0x00000000000000000000000000000000000000aa', '0x00000000000000000000000000000000000000bb', 'x', 'x')`,
+  );
+  const reward = store.sqlite.prepare(
+    `INSERT INTO rewards (network, utxo_id, tx_hash, reward_tx_hash, output_index, node_id, reward_type, amount_staked,
+      start_timestamp, end_timestamp, asset_id, asset_name, asset_symbol, asset_denomination, asset_type, amount,
+      price_currency, price_value, addresses, first_seen_at, last_seen_at)
+     VALUES ('mainnet', ?, 'tx', 'rtx', 0, ?, ?, '2000000000000', 0, ?, 'FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z',
+      'Avalanche', 'AVAX', 9, 'secp256k1', ?, 'usd', '21.5', '[]', 'x', 'x')`,
+  );
+  const link = store.sqlite.prepare("INSERT INTO reward_addresses VALUES ('mainnet', ?, ?)");
+  const BATCH = 20_000;
+  for (let start = 0; start < transactions; start += BATCH) {
+    store.transaction(() => {
+      for (let i = start; i < Math.min(transactions, start + BATCH); i++) {
+        tx.run(
+          CHAINS[i % CHAINS.length],
+          `0x${i.toString(16).padStart(64, '0')}`,
+          String(i),
+          1_700_000_000 + i,
+        );
+      }
+    });
+  }
+  const types = ['VALIDATOR', 'DELEGATOR', 'VALIDATOR_FEE'];
+  for (let start = 0; start < rewards; start += BATCH) {
+    store.transaction(() => {
+      for (let i = start; i < Math.min(rewards, start + BATCH); i++) {
+        const utxo = `utxo-${i}`;
+        reward.run(
+          utxo,
+          NODE_IDS[i % NODE_IDS.length],
+          types[i % 3],
+          1_700_000_000 + i,
+          String(1_000_000 + i),
+        );
+        link.run(utxo, ADDRESSES[i % ADDRESSES.length]!.replace(/^[PX]-/, ''));
+      }
+    });
+  }
+}
+
+async function scrapeTimes(store: Store): Promise<{ ms: number[]; cpuMs: number; bytesWritten: number }> {
+  const log = createLogger({ level: 'silent', pretty: false });
+  const metrics = createMetrics({ store, config, log, clock: systemClock });
+  const server = await startHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    log,
+    metrics,
+    readiness: async () => ({ ready: true, checks: {} }),
+  });
+  const dispatcher = new Agent({ keepAliveTimeout: 60_000 });
+  const once = async () => {
+    const res = await request(`${server.url}/metrics`, { dispatcher });
+    const body = await res.body.text();
+    if (res.statusCode !== 200 || body.length < 1000) throw new Error(`scrape answered ${res.statusCode}`);
+  };
+  try {
+    for (let i = 0; i < WARMUP; i++) await once();
+    const ms: number[] = [];
+    const used = await cost(async () => {
+      for (let i = 0; i < SCRAPES; i++) {
+        const t = performance.now();
+        await once();
+        ms.push(performance.now() - t);
+      }
+    });
+    return { ms, cpuMs: used.cpuMs / SCRAPES, bytesWritten: used.bytesWritten };
+  } finally {
+    await dispatcher.close();
+    await server.close();
+  }
+}
+
+export async function run(): Promise<Figure[]> {
+  const { dir, cleanup } = tempDir('glacier-bench-scrape-');
+  const empty = openStore(join(dir, 'empty.db'));
+  const small = openStore(join(dir, 'small.db'));
+  const full = openStore(join(dir, 'full.db'));
+  try {
+    fill(full, TRANSACTIONS, REWARDS);
+    // 150 rewards cover every (address, type) and (node id, type): lcm(50, 3) and lcm(10, 3) ≤ 150.
+    fill(small, CHAINS.length, 150);
+    // Alternate, so drift of the machine's load hits every side alike.
+    const runs = {
+      empty: [] as Awaited<ReturnType<typeof scrapeTimes>>[],
+      small: [] as Awaited<ReturnType<typeof scrapeTimes>>[],
+      full: [] as Awaited<ReturnType<typeof scrapeTimes>>[],
+    };
+    for (let round = 0; round < 2; round++) {
+      runs.small.push(await scrapeTimes(small));
+      runs.full.push(await scrapeTimes(full));
+      runs.empty.push(await scrapeTimes(empty));
+    }
+    const msOf = (side: keyof typeof runs) => runs[side].flatMap((r) => r.ms);
+    const cpuOf = (side: keyof typeof runs) => median(runs[side].map((r) => r.cpuMs));
+    const bytesOf = (side: keyof typeof runs) => runs[side].reduce((n, r) => n + r.bytesWritten, 0);
+    const [emptyMs, smallMs, fullMs] = [msOf('empty'), msOf('small'), msOf('full')];
+    const label = 'the same series from a database of one row per series';
+    const note = `${TRANSACTIONS.toLocaleString('en')} transactions, ${REWARDS.toLocaleString('en')} rewards; ${2 * SCRAPES} scrapes each`;
+    return [
+      figure({
+        id: 'scrape.p50',
+        title: '/metrics latency p50, full database',
+        unit: 'ms',
+        value: median(fullMs),
+        baseline: median(smallMs),
+        baselineLabel: label,
+        goal: { max: 1.2 },
+        note,
+      }),
+      figure({
+        id: 'scrape.p99',
+        title: '/metrics latency p99, full database',
+        unit: 'ms',
+        value: percentile(fullMs, 99),
+        baseline: percentile(smallMs, 99),
+        baselineLabel: label,
+        goal: { max: 1.2 },
+        note,
+      }),
+      figure({
+        id: 'scrape.p99.absolute',
+        title: '/metrics latency p99, full database (goal on the value: ≤ 10 ms)',
+        unit: 'ms',
+        value: percentile(fullMs, 99),
+        baseline: percentile(smallMs, 99),
+        baselineLabel: label,
+        goal: { on: 'value', max: 10 },
+        note,
+      }),
+      figure({
+        id: 'scrape.cpu',
+        title: '/metrics CPU per scrape (server and client in this process), full database',
+        unit: 'ms',
+        value: cpuOf('full'),
+        baseline: cpuOf('small'),
+        baselineLabel: label,
+        goal: { max: 1.2 },
+        note: `bytes written by the process during the scrapes: ${bytesOf('full')} (full), ${bytesOf('small')} (one row per series)`,
+      }),
+      figure({
+        id: 'scrape.p50.vs-empty',
+        title:
+          '/metrics latency p50, full database against an empty one (no data series: a smaller exposition)',
+        unit: 'ms',
+        value: median(fullMs),
+        baseline: median(emptyMs),
+        baselineLabel: 'the same config on an empty database',
+        note: `p99 ${percentile(fullMs, 99).toFixed(2)} ms against ${percentile(emptyMs, 99).toFixed(2)} ms`,
+      }),
+    ];
+  } finally {
+    empty.close();
+    small.close();
+    full.close();
+    cleanup();
+  }
+}
