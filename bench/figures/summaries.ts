@@ -1,0 +1,156 @@
+/**
+ * What the metrics summaries cost the writers: the collector's page writes (upsertTransactions,
+ * upsertRewards: 100 items, one transaction each) on a database with the summary triggers of
+ * drizzle/*_metrics_summaries.sql, against the same writes with those triggers dropped. New rows
+ * (each fires its triggers) and rows read again (none fires: `last_seen_at` is not a counted column).
+ */
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { openStore, type Store, upsertRewards, upsertTransactions } from '../../src/store/index.js';
+import type { HistoricalReward, Transaction } from '../../src/upstream/index.js';
+import { tempDir } from '../../test/support/tmp.js';
+import { type Figure, figure, median } from '../lib.js';
+
+const PAGES = 300;
+const PAGE = 100;
+
+function transaction(i: number): Transaction {
+  return {
+    chainId: ['43114', '1', '8453'][i % 3]!,
+    txHash: `0x${i.toString(16).padStart(64, '0')}`,
+    blockNumber: String(1_000_000 + i),
+    blockTimestamp: 1_700_000_000 + i,
+    blockHash: `0x${(i >> 4).toString(16).padStart(64, '0')}`,
+    blockIndex: i % 16,
+    txStatus: '1',
+    txType: 2,
+    gasLimit: '21000',
+    gasUsed: '21000',
+    gasPrice: '25000000000',
+    nonce: String(i),
+    value: '1000000000000000000',
+    from: { address: '0x00000000000000000000000000000000000000aa' },
+    to: {
+      address: '0x00000000000000000000000000000000000000bb',
+      name: 'Wrapped AVAX',
+      symbol: 'WAVAX',
+      decimals: 18,
+    },
+    method: { callType: 'NATIVE_TRANSFER', methodHash: '', methodName: 'Native Transfer' },
+  } as unknown as Transaction;
+}
+
+function reward(i: number): HistoricalReward {
+  return {
+    addresses: [`avax1address${i % 40}`, `avax1shared${i % 7}`],
+    txHash: `tx${i}`,
+    amountStaked: '2000000000000',
+    nodeId: `NodeID-${i % 20}`,
+    startTimestamp: 1_690_000_000,
+    endTimestamp: 1_700_000_000 + i,
+    rewardType: (['VALIDATOR', 'DELEGATOR', 'VALIDATOR_FEE'] as const)[i % 3],
+    utxoId: `utxo${i}`,
+    outputIndex: 0,
+    reward: {
+      assetId: 'FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z',
+      name: 'Avalanche',
+      symbol: 'AVAX',
+      denomination: 9,
+      type: 'secp256k1',
+      amount: String(1_000_000 + i),
+      historicalPrice: { currencyCode: 'usd', value: '21.5' },
+    },
+    rewardTxHash: `rtx${i}`,
+  } as unknown as HistoricalReward;
+}
+
+const TRIGGERS = [
+  'transactions_summary_insert',
+  'transactions_summary_update',
+  'transactions_summary_delete',
+  'rewards_summary_insert',
+  'rewards_summary_delete',
+  'rewards_summary_update',
+  'reward_addresses_summary_insert',
+  'reward_addresses_summary_delete',
+];
+
+/** ms per page: every page written once (new rows), then every page again (known rows). */
+function measure(
+  store: Store,
+  write: (store: Store, page: number) => void,
+): { fresh: number[]; again: number[] } {
+  const fresh: number[] = [];
+  const again: number[] = [];
+  for (const into of [fresh, again]) {
+    for (let page = 0; page < PAGES; page++) {
+      const t = performance.now();
+      store.transaction(() => write(store, page));
+      into.push(performance.now() - t);
+    }
+  }
+  return { fresh, again };
+}
+
+export async function run(): Promise<Figure[]> {
+  const { dir, cleanup } = tempDir('glacier-bench-summaries-');
+  const figures: Figure[] = [];
+  try {
+    const writers = {
+      transactions: (store: Store, page: number) =>
+        upsertTransactions(
+          store,
+          'mainnet',
+          Array.from({ length: PAGE }, (_, i) => transaction(page * PAGE + i)),
+          '2025-06-15T12:00:00.000Z',
+        ),
+      rewards: (store: Store, page: number) =>
+        upsertRewards(
+          store,
+          'mainnet',
+          Array.from({ length: PAGE }, (_, i) => reward(page * PAGE + i)),
+          '2025-06-15T12:00:00.000Z',
+        ),
+    };
+    for (const [name, write] of Object.entries(writers)) {
+      const results = {
+        with: [] as ReturnType<typeof measure>[],
+        without: [] as ReturnType<typeof measure>[],
+      };
+      // Two rounds, alternating, each on fresh databases.
+      for (let round = 0; round < 2; round++) {
+        for (const side of ['without', 'with'] as const) {
+          const store = openStore(join(dir, `${name}-${side}-${round}.db`));
+          if (side === 'without') for (const t of TRIGGERS) store.sqlite.exec(`DROP TRIGGER ${t}`);
+          results[side].push(measure(store, write));
+          store.close();
+        }
+      }
+      const of = (side: 'with' | 'without', key: 'fresh' | 'again') =>
+        median(results[side].flatMap((r) => r[key]));
+      figures.push(
+        figure({
+          id: `summaries.${name}.new`,
+          title: `${name}: a page of 100 new rows with the metrics summary triggers`,
+          unit: 'ms/page',
+          value: of('with', 'fresh'),
+          baseline: of('without', 'fresh'),
+          baselineLabel: 'the same writes without the triggers',
+          note: `adds ${(of('with', 'fresh') - of('without', 'fresh')).toFixed(3)} ms per page`,
+        }),
+        figure({
+          id: `summaries.${name}.again`,
+          title: `${name}: a page of 100 rows read again with the metrics summary triggers`,
+          unit: 'ms/page',
+          value: of('with', 'again'),
+          baseline: of('without', 'again'),
+          baselineLabel: 'the same writes without the triggers',
+          note: `adds ${(of('with', 'again') - of('without', 'again')).toFixed(3)} ms per page`,
+        }),
+      );
+    }
+    return figures;
+  } finally {
+    cleanup();
+  }
+}
