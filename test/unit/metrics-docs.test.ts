@@ -13,7 +13,7 @@ const doc = readFileSync('docs/metrics.md', 'utf8');
 function documented(): Map<string, { type: string; labels: string[] }> {
   const rows = new Map<string, { type: string; labels: string[] }>();
   for (const line of doc.split('\n')) {
-    const m = /^\| `(glacier_[a-z0-9_]+)` \| (counter|gauge|histogram) \|([^|]*)\|/.exec(line);
+    const m = /^\|\s*`(glacier_[a-z0-9_]+)`\s*\|\s*(counter|gauge|histogram)\s*\|([^|]*)\|/.exec(line);
     if (!m) continue;
     if (rows.has(m[1]!)) throw new Error(`${m[1]} is documented twice`);
     const labels = m[3]!
@@ -60,7 +60,7 @@ describe('docs/metrics.md', () => {
     };
     const tests = readFileSync('deploy/prometheus/alerts.test.yml', 'utf8');
     const alerts = rules.groups.flatMap((g) => g.rules.map((r) => r.alert));
-    const inDocs = [...doc.matchAll(/^\| `(Glacier[A-Za-z]+)` \|/gm)].map((m) => m[1]);
+    const inDocs = [...doc.matchAll(/^\|\s*`(Glacier[A-Za-z]+)`\s*\|/gm)].map((m) => m[1]);
     expect(inDocs.sort()).toEqual([...alerts].sort());
     for (const alert of alerts) expect(tests).toContain(`alertname: ${alert}`);
   });
