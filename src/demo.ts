@@ -1,4 +1,4 @@
-import { handlerFor, jobNames, payloadFor } from '../jobs/index.js';
+import { jobs } from '../jobs/index.js';
 import { createApp } from './app.js';
 import { loadConfig } from './config/index.js';
 import { demoFileConfig } from './demo-config.js';
@@ -39,18 +39,12 @@ export async function runDemo(options: { databasePath: string }): Promise<void> 
   try {
     app.log.info({ simulator: sim.url, database: config.databasePath }, 'demo: running every job twice');
     for (const round of [1, 2]) {
-      for (const name of jobNames) {
-        const payload = payloadFor(name, config);
-        if (!payload) continue;
-        const summary = await runJob(
-          name,
-          handlerFor(name),
-          name === 'exports' ? { ...payload, wait: true } : payload,
-          app,
-          {
-            scope: `demo round ${round}`,
-          },
-        );
+      for (const job of jobs) {
+        const prepared = job.scheduled ? job.prepare(config, { wait: true }) : undefined;
+        if (!prepared) continue;
+        const summary = await runJob(job.name, (_: undefined, ctx) => prepared.run(ctx), undefined, app, {
+          scope: `demo round ${round}`,
+        });
         if (summary.status === 'failed') process.exitCode = 1;
       }
     }
@@ -62,7 +56,7 @@ export async function runDemo(options: { databasePath: string }): Promise<void> 
       `\nThe database is ${config.databasePath}: open it with any SQLite client (sqlite3 ${options.databasePath}).`,
     );
   } finally {
-    app.close();
+    await app.close();
     await sim.close();
   }
 }
