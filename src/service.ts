@@ -27,6 +27,8 @@ export interface ServiceOptions {
   onRun?: (summary: RunSummary) => void;
   onSkippedSlot?: (job: string) => void;
   onAttempt?: (e: AttemptEvent) => void;
+  /** Waits of the shared budget (tests run it on a faster clock). @defaultValue real time */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export interface Service {
@@ -96,6 +98,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
           perDay: config.budget.computeUnitsPerDay,
           clock,
           log,
+          ...(options.sleep && { sleep: options.sleep }),
         })
       : undefined;
     const theApp = createApp(config, {
