@@ -160,12 +160,29 @@ export function buildProgram(): Command {
   program
     .command('demo')
     .description(
-      'try the collector offline: a simulator, a demo config, every job run twice, and the results',
+      'try the whole service offline against the simulator, on schedules of seconds (needs Redis; without one, every job runs twice in-process)',
     )
     .option('--database <path>', 'where to write the demo database', './data/demo.db')
-    .action(async (opts: { database: string }) => {
+    .option('--duration <seconds>', 'how long the service runs before the demo stops', '60')
+    .action(async (opts: { database: string; duration: string }) => {
+      const seconds = Number(opts.duration);
+      if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) {
+        return program.error(
+          `error: --duration must be a number of seconds from 1 to 86400, got '${opts.duration}'`,
+          {
+            exitCode: EXIT_CONFIG,
+          },
+        );
+      }
       const { runDemo } = await import('./demo.js');
-      await runDemo({ databasePath: opts.database });
+      const abort = new AbortController();
+      const stop = () => abort.abort();
+      process.once('SIGINT', stop).once('SIGTERM', stop);
+      try {
+        await runDemo({ databasePath: opts.database, durationMs: seconds * 1000, signal: abort.signal });
+      } finally {
+        process.off('SIGINT', stop).off('SIGTERM', stop);
+      }
     });
 
   return program;

@@ -89,15 +89,23 @@ export function connectRedis(url: string, log: Logger, name = 'glacier-collector
     isUp: () => up,
     async ping(timeoutMs = 1_000) {
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      });
+      let onReady: (() => void) | undefined;
       try {
-        await Promise.race([producer.ping(), timeout]);
+        await new Promise<void>((resolve, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+          // A connection still (re)connecting has no offline queue: wait for it to be ready first.
+          const send = () => producer.ping().then(() => resolve(), reject);
+          if (producer.status === 'ready') send();
+          else {
+            onReady = send;
+            producer.once('ready', onReady);
+          }
+        });
       } catch (err) {
         throw new Error(`Redis at ${where}: ${describeRedisError(err as Error)}`, { cause: err });
       } finally {
         clearTimeout(timer);
+        if (onReady) producer.off('ready', onReady);
       }
     },
     close() {

@@ -70,14 +70,18 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): CliP
         };
         const timer = setTimeout(() => {
           listeners.delete(check);
-          reject(new Error(`no output matching ${pattern} within ${timeoutMs} ms; output:\n${out.slice(-3000)}`));
+          reject(
+            new Error(`no output matching ${pattern} within ${timeoutMs} ms; output:\n${out.slice(-3000)}`),
+          );
         }, timeoutMs);
         listeners.add(check);
         void exited.then(() => {
           if (listeners.has(check)) {
             listeners.delete(check);
             clearTimeout(timer);
-            reject(new Error(`process exited before output matching ${pattern}; output:\n${out.slice(-3000)}`));
+            reject(
+              new Error(`process exited before output matching ${pattern}; output:\n${out.slice(-3000)}`),
+            );
           }
         });
         check();

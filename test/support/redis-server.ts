@@ -27,7 +27,9 @@ export interface PrivateRedis {
  * A redis-server of the test's own on a free port, for tests that stop or restart Redis (the shared
  * one on 6379 is never stopped). Nothing is kept on disk.
  */
-export async function startPrivateRedis(options: { port?: number; start?: boolean } = {}): Promise<PrivateRedis> {
+export async function startPrivateRedis(
+  options: { port?: number; start?: boolean } = {},
+): Promise<PrivateRedis> {
   const port = options.port ?? (await freePort());
   let child: ChildProcess | undefined;
   const url = `redis://127.0.0.1:${port}`;
@@ -37,7 +39,18 @@ export async function startPrivateRedis(options: { port?: number; start?: boolea
     async start() {
       child = spawn(
         'redis-server',
-        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'],
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--maxmemory-policy',
+          'noeviction',
+        ],
         { stdio: 'ignore' },
       );
       const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });

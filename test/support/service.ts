@@ -95,11 +95,15 @@ async function deletePrefix(url: string, prefix: string): Promise<void> {
 }
 
 /** Polls `fn` until it returns a truthy value (or throws after `timeoutMs`). */
-export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  fn: () => T | Promise<T>,
+  timeoutMs = 15_000,
+  what = 'condition',
+): Promise<Exclude<T, undefined | null | false | 0 | ''>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn();
-    if (value) return value;
+    if (value) return value as Exclude<T, undefined | null | false | 0 | ''>;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoAddress, demoCb58 } from '../../../src/demo-config.js';
-import { type ServiceHarness, jobRuns, serviceHarness, waitFor } from '../../support/service.js';
+import type { Service } from '../../../src/service.js';
+import { jobRuns, type ServiceHarness, serviceHarness, waitFor } from '../../support/service.js';
 
 let h: ServiceHarness | undefined;
 afterEach(async () => {
@@ -18,10 +19,14 @@ function warpedTime() {
     sleep: (ms: number, signal?: AbortSignal) =>
       new Promise<void>((resolve, reject) => {
         const timer = setTimeout(resolve, ms / WARP);
-        signal?.addEventListener('abort', () => {
-          clearTimeout(timer);
-          reject(signal.reason);
-        }, { once: true });
+        signal?.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            reject(signal.reason);
+          },
+          { once: true },
+        );
       }),
   };
 }
@@ -33,36 +38,48 @@ describe('one compute-unit budget for every worker', () => {
   it('three workers stay within a budget below what they would spend unthrottled: no 429, every row', async () => {
     const time = warpedTime();
     // The key allows 200 CU a minute; the jobs below need ~600 CU at once.
-    h = await serviceHarness({ sim: { clock: time.clock, apiKeys: { [KEY]: { computeUnitsPerMinute: 200 } } } });
+    h = await serviceHarness({
+      sim: { clock: time.clock, apiKeys: { [KEY]: { computeUnitsPerMinute: 200 } } },
+    });
     const yearly = '0 0 1 1 *';
     const config = h.config(
       {
         jobs: {
           rewards: { schedule: yearly, runOnStart: true, addresses, pageSize: 50 },
           transactions: { schedule: yearly, runOnStart: true, networks: ['mainnet', 'fuji'], maxPages: 4 },
-          signatures: { schedule: yearly, runOnStart: true, txHashes: [1, 2, 3, 4, 5].map((i) => demoCb58(`b${i}`)) },
+          signatures: {
+            schedule: yearly,
+            runOnStart: true,
+            txHashes: [1, 2, 3, 4, 5].map((i) => demoCb58(`b${i}`)),
+          },
         },
         budget: { computeUnitsPerMinute: 200 },
         client: { callTimeout: '10m' },
       },
       { GLACIER_API_KEY: KEY },
     );
-    const workers = [];
+    const workers: Service[] = [];
     for (let i = 0; i < 3; i++) workers.push(await h.start(config, { role: 'worker', ...time }));
     await h.start(config, { role: 'scheduler', ...time });
-    const done = () => jobRuns(workers[0]!).filter((r) => r.status === 'succeeded').map((r) => r.job);
+    const done = () =>
+      jobRuns(workers[0]!)
+        .filter((r) => r.status === 'succeeded')
+        .map((r) => r.job);
     await waitFor(() => new Set(done()).size === 3, 40_000, 'three jobs to succeed');
 
     const statuses = h.sim.requests.map((r) => r.status);
     expect(statuses).not.toContain(429);
     const spent = h.sim.requests.reduce(
-      (cu, r) => cu + ({ rewards: 100, transactions: 20, signatures: 20 } as Record<string, number>)[r.endpoint]!,
+      (cu, r) =>
+        cu + ({ rewards: 100, transactions: 20, signatures: 20 } as Record<string, number>)[r.endpoint]!,
       0,
     );
     expect(spent).toBeGreaterThan(400); // the test asked for more than two minutes' budget
 
     const truth = h.sim.truth.rewards('mainnet', { addresses: addresses.map((a) => a.replace(/^P-/, '')) });
-    const stored = workers[0]!.app.store.sqlite.prepare('SELECT utxo_id FROM rewards').all() as { utxo_id: string }[];
+    const stored = workers[0]!.app.store.sqlite.prepare('SELECT utxo_id FROM rewards').all() as {
+      utxo_id: string;
+    }[];
     expect(new Set(stored.map((r) => r.utxo_id))).toEqual(new Set(truth.map((r) => r.utxoId)));
   });
 
@@ -78,7 +95,11 @@ describe('one compute-unit budget for every worker', () => {
     });
     const config = h.config({
       jobs: {
-        signatures: { schedule: '0 0 1 1 *', runOnStart: true, txHashes: [1, 2, 3, 4].map((i) => demoCb58(`p${i}`)) },
+        signatures: {
+          schedule: '0 0 1 1 *',
+          runOnStart: true,
+          txHashes: [1, 2, 3, 4].map((i) => demoCb58(`p${i}`)),
+        },
         supply: { schedule: '* * * * * *' },
       },
       service: { concurrency: 4 },

@@ -1,7 +1,8 @@
 import type { Job } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoCb58 } from '../../../src/demo-config.js';
-import { type ServiceHarness, jobRuns, serviceHarness, waitFor } from '../../support/service.js';
+import { jobRuns, type ServiceHarness, serviceHarness, waitFor } from '../../support/service.js';
 
 let h: ServiceHarness | undefined;
 afterEach(async () => {
@@ -37,9 +38,13 @@ describe('a failed run fails its BullMQ job', () => {
   it('records what a failed run committed before it failed', async () => {
     // Page 1 and 2 of transactions answer; page 3 fails for good.
     h = await serviceHarness({
-      sim: { faults: { endpoints: { transactions: { plan: [{ kind: 'ok' }, { kind: 'ok' }, { status: 400 }] } } } },
+      sim: {
+        faults: { endpoints: { transactions: { plan: [{ kind: 'ok' }, { kind: 'ok' }, { status: 400 }] } } },
+      },
     });
-    const svc = await h.start(h.config({ jobs: { transactions: { schedule: yearly, runOnStart: true, maxPages: 5 } } }));
+    const svc = await h.start(
+      h.config({ jobs: { transactions: { schedule: yearly, runOnStart: true, maxPages: 5 } } }),
+    );
     await waitFor(() => jobRuns(svc).some((r) => r.status === 'failed'), 10_000, 'the failed run');
     expect(jobRuns(svc)[0]).toMatchObject({ status: 'failed', rows_written: 200 });
   });
@@ -54,24 +59,28 @@ describe('a failed run fails its BullMQ job', () => {
       ),
     );
     await waitFor(() => jobRuns(svc).some((r) => r.status === 'succeeded'), 10_000, 'a run');
-    const redis = svc.queue.client;
-    const keys = await (await redis).keys(`${h.prefix}:*`);
-    expect(keys.length).toBeGreaterThan(0);
-    for (const k of keys) {
-      const type = await (await redis).type(k);
-      const dump =
-        type === 'hash'
-          ? JSON.stringify(await (await redis).hgetall(k))
-          : type === 'string'
-            ? String(await (await redis).get(k))
-            : type === 'list'
-              ? JSON.stringify(await (await redis).lrange(k, 0, -1))
-              : type === 'zset'
-                ? JSON.stringify(await (await redis).zrange(k, 0, -1))
-                : type === 'stream'
-                  ? JSON.stringify(await (await redis).xrange(k, '-', '+'))
-                  : '';
-      expect(dump).not.toContain(key);
+    const redis = new Redis('redis://127.0.0.1:6379');
+    try {
+      const keys = await redis.keys(`${h.prefix}:*`);
+      expect(keys.length).toBeGreaterThan(0);
+      for (const k of keys) {
+        const type = await redis.type(k);
+        const dump =
+          type === 'hash'
+            ? JSON.stringify(await redis.hgetall(k))
+            : type === 'string'
+              ? String(await redis.get(k))
+              : type === 'list'
+                ? JSON.stringify(await redis.lrange(k, 0, -1))
+                : type === 'zset'
+                  ? JSON.stringify(await redis.zrange(k, 0, -1))
+                  : type === 'stream'
+                    ? JSON.stringify(await redis.xrange(k, '-', '+'))
+                    : JSON.stringify(await redis.smembers(k).catch(() => []));
+        expect(dump).not.toContain(key);
+      }
+    } finally {
+      redis.disconnect();
     }
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ServiceHarness, jobRuns, serviceHarness, waitFor } from '../../support/service.js';
+import { jobRuns, type ServiceHarness, serviceHarness, waitFor } from '../../support/service.js';
 
 let h: ServiceHarness | undefined;
 afterEach(async () => {
