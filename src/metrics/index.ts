@@ -15,7 +15,7 @@ import type { AttemptEvent } from '../upstream/index.js';
 import { packageVersion } from '../version.js';
 import { DEFAULT_SERIES_CAP } from './cap.js';
 import { defineExportsCollector } from './collectors/exports.js';
-import { defineJobsCollector, jobNameOf } from './collectors/jobs.js';
+import { configuredJobs, defineJobsCollector } from './collectors/jobs.js';
 import { defineRewardsCollector } from './collectors/rewards.js';
 import {
   type BudgetReading,
@@ -110,12 +110,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   const readers: ServiceReaders = {};
   defineServiceCollectors(scrape, config.budget, readers);
 
-  const own = createOwnMetrics(
-    registry,
-    Object.keys(config.jobs)
-      .filter((key) => config.jobs[key as keyof Config['jobs']])
-      .map(jobNameOf),
-  );
+  const own = createOwnMetrics(registry, configuredJobs(config));
   const render = createRenderer(registry);
   const refreshExports = () => {
     try {

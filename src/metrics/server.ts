@@ -27,6 +27,9 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
+/** The readiness report of /readyz (the service's name for it). */
+export type ReadyReport = Readiness;
+
 export class HttpServerError extends Error {
   override readonly name = 'HttpServerError';
 }
@@ -87,7 +90,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   });
   server.on('error', (err) => log.error({ err: err.message }, 'metrics server error'));
   const { port } = server.address() as AddressInfo;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  // A wildcard bind is reached on the loopback address (the URL printed for people to open).
+  const reachable = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host;
+  const host = reachable.includes(':') ? `[${reachable}]` : reachable;
 
   let closing: Promise<void> | undefined;
   return {

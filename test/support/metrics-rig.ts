@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { handlerFor, type JobName, payloadFor } from '../../jobs/index.js';
+import { findJob } from '../../jobs/index.js';
 import { type Config, loadConfig } from '../../src/config/index.js';
 import { demoAddress, demoCb58, demoNodeId } from '../../src/demo-config.js';
+import type { JobArgs } from '../../src/job.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics, type Metrics, type Readiness } from '../../src/metrics/index.js';
 import { type HttpServer, startHttpServer } from '../../src/metrics/server.js';
@@ -56,7 +57,8 @@ export interface Rig {
   metrics: Metrics;
   server: HttpServer;
   logs: () => string;
-  run(job: JobName, payload?: unknown): Promise<RunSummary>;
+  /** Runs a job as the worker does (its payload from `config`, or from `config` as `adjust` changes it). */
+  run(job: string, options?: { args?: JobArgs; adjust?: (config: Config) => Config }): Promise<RunSummary>;
   scrape(accept?: string): ReturnType<typeof scrape>;
 }
 
@@ -107,8 +109,10 @@ export async function rig(
     metrics: m,
     server,
     logs: () => logText,
-    async run(job, payload) {
-      const summary = await runJob(job, handlerFor(job), payload ?? payloadFor(job, config), c.deps);
+    async run(job, options = {}) {
+      const prepared = findJob(job)?.prepare(options.adjust?.(config) ?? config, options.args);
+      if (!prepared) throw new Error(`${job} is not configured`);
+      const summary = await runJob(job, (_: undefined, ctx) => prepared.run(ctx), undefined, c.deps);
       m.observeRun(summary);
       return summary;
     },

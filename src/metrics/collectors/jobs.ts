@@ -1,18 +1,22 @@
+import { jobs } from '../../../jobs/index.js';
 import type { Config } from '../../config/index.js';
 import { readJobSummaries, type Store } from '../../store/index.js';
 import { longestGapSeconds } from '../schedule-gap.js';
 import type { Scrape } from '../scrape.js';
 
-/** The job name of a config section: `usageMetrics` runs as `usage-metrics`. */
-export function jobNameOf(configKey: string): string {
-  return configKey.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+/** The enabled scheduled jobs of the config, with their schedules. */
+export function scheduledJobs(config: Config): { job: string; schedule: string }[] {
+  return jobs
+    .filter((j) => j.scheduled)
+    .flatMap((j) => {
+      const s = j.schedule(config);
+      return s?.enabled ? [{ job: j.name, schedule: s.schedule }] : [];
+    });
 }
 
-/** The enabled jobs of the config, with their schedules. */
-export function scheduledJobs(config: Config): { job: string; schedule: string }[] {
-  return Object.entries(config.jobs)
-    .filter(([, section]) => section?.enabled)
-    .map(([key, section]) => ({ job: jobNameOf(key), schedule: section!.schedule }));
+/** The jobs with a config section (enabled or not). */
+export function configuredJobs(config: Config): string[] {
+  return jobs.filter((j) => j.schedule(config)).map((j) => j.name);
 }
 
 /**
