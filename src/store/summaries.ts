@@ -54,54 +54,48 @@ export function readTransactionSummaries(store: Store): TransactionSummary[] {
 
 export type RewardSubjectKind = 'address' | 'node_id';
 
-export interface RewardSummary {
+/** The rewards of one subject and reward type, over every price currency. */
+export interface RewardTotals {
   subjectKind: RewardSubjectKind;
   subject: string;
   rewardType: string;
-  /** '' for rewards without a price yet. */
-  priceCurrency: string;
   rewards: number;
-  /** Smallest units (nAVAX), exact. */
-  amount: bigint;
+  /** Sum of the amounts in smallest units (nAVAX), exact decimal text. */
+  amount: string;
+  /** Sum of amount × price over the rewards priced in the currency asked for. */
   value: number;
   newestEndTimestamp: number;
 }
 
 /**
- * The summaries of the given subjects (addresses without a chain prefix, node ids) on a network: one
- * primary-key range per subject, in one statement per kind.
+ * Reward totals of the given subjects (addresses without a chain prefix, node ids) on a network,
+ * valued in `currency`: one primary-key range per subject, summed by SQLite (int64 sums of nAVAX
+ * are exact), one statement per kind.
  */
-export function readRewardSummaries(
+export function readRewardTotals(
   store: Store,
   network: string,
+  currency: string,
   subjects: readonly { kind: RewardSubjectKind; subject: string }[],
-): RewardSummary[] {
+): RewardTotals[] {
   const stmt = memo(store, 'summaries.rewards', () =>
-    store.sqlite
-      .prepare(
-        `SELECT subject_kind AS subjectKind, subject, reward_type AS rewardType, price_currency AS priceCurrency,
-          rewards, amount, value, newest_end_timestamp AS newestEndTimestamp
-         FROM reward_summaries
-         WHERE network = ? AND subject_kind = ? AND subject IN (SELECT value FROM json_each(?)) AND rewards > 0`,
-      )
-      // Amounts are exact integers of nAVAX: read them as BigInt, past 2^53 too.
-      .safeIntegers(true),
+    store.sqlite.prepare(
+      `SELECT subject, reward_type AS rewardType, sum(rewards) AS rewards, CAST(sum(amount) AS TEXT) AS amount,
+         total(CASE WHEN price_currency = ? THEN value END) AS value, max(newest_end_timestamp) AS newestEndTimestamp
+       FROM reward_summaries
+       WHERE network = ? AND subject_kind = ? AND subject IN (SELECT value FROM json_each(?)) AND rewards > 0
+       GROUP BY subject, reward_type`,
+    ),
   );
-  const out: RewardSummary[] = [];
+  const out: RewardTotals[] = [];
   for (const kind of ['address', 'node_id'] as const) {
     const ofKind = subjects.filter((s) => s.kind === kind).map((s) => s.subject);
     if (ofKind.length === 0) continue;
-    for (const row of stmt.all(network, kind, JSON.stringify(ofKind)) as Record<string, unknown>[]) {
-      out.push({
-        subjectKind: kind,
-        subject: row.subject as string,
-        rewardType: row.rewardType as string,
-        priceCurrency: row.priceCurrency as string,
-        rewards: Number(row.rewards),
-        amount: row.amount as bigint,
-        value: Number(row.value),
-        newestEndTimestamp: Number(row.newestEndTimestamp),
-      });
+    for (const row of stmt.all(currency, network, kind, JSON.stringify(ofKind)) as Omit<
+      RewardTotals,
+      'subjectKind'
+    >[]) {
+      out.push({ ...row, subjectKind: kind });
     }
   }
   return out;

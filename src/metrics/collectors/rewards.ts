@@ -1,5 +1,5 @@
 import type { Config } from '../../config/index.js';
-import { bareAddress, type RewardSubjectKind, readRewardSummaries, type Store } from '../../store/index.js';
+import { bareAddress, type RewardSubjectKind, readRewardTotals, type Store } from '../../store/index.js';
 import { canonicalNetwork } from '../../upstream/index.js';
 import { OTHER } from '../cap.js';
 import { unitsToNumber } from '../decimal.js';
@@ -13,10 +13,13 @@ interface Series {
   subject: string;
   rewardType: string;
   rewards: number;
+  /** nAVAX. */
   amount: bigint;
   /** In the configured currency: rewards priced in another one are not in it. */
   value: number;
   newestEndTimestamp: number;
+  /** Position of the subject in the config: the priority under the cap. */
+  rank: number;
 }
 
 const LABELS = ['network', 'kind', 'subject', 'reward_type'] as const;
@@ -27,6 +30,18 @@ const LABELS = ['network', 'kind', 'subject', 'reward_type'] as const;
  */
 export function defineRewardsCollector(scrape: Scrape, store: Store, config: Config): void {
   const job = config.jobs.rewards;
+  // The config is fixed for the life of the process: the subjects and their priority too.
+  const network = job && canonicalNetwork(job.network);
+  const subjects = job
+    ? [
+        ...[...new Set(job.addresses.map(bareAddress))].map((s) => ({
+          kind: 'address' as const,
+          subject: s,
+        })),
+        ...[...new Set(job.nodeIds)].map((s) => ({ kind: 'node_id' as const, subject: s })),
+      ]
+    : [];
+  const rank = new Map(subjects.map((s, i) => [`${s.kind}\n${s.subject}`, i]));
   scrape.define({
     name: 'rewards',
     families: {
@@ -52,39 +67,19 @@ export function defineRewardsCollector(scrape: Scrape, store: Store, config: Con
       },
     },
     read(g, cap) {
-      if (!job) return;
-      const network = canonicalNetwork(job.network);
-      const subjects = [
-        ...[...new Set(job.addresses.map(bareAddress))].map((s) => ({
-          kind: 'address' as const,
-          subject: s,
-        })),
-        ...[...new Set(job.nodeIds)].map((s) => ({ kind: 'node_id' as const, subject: s })),
-      ];
-      const bySeries = new Map<string, Series>();
-      for (const row of readRewardSummaries(store, network, subjects)) {
-        const key = `${row.subjectKind}\n${row.subject}\n${row.rewardType}`;
-        const series = bySeries.get(key) ?? {
-          kind: row.subjectKind,
-          subject: row.subject,
-          rewardType: row.rewardType,
-          rewards: 0,
-          amount: 0n,
-          value: 0,
-          newestEndTimestamp: 0,
-        };
-        series.rewards += row.rewards;
-        series.amount += row.amount;
-        if (row.priceCurrency === job.currency) series.value += row.value;
-        series.newestEndTimestamp = Math.max(series.newestEndTimestamp, row.newestEndTimestamp);
-        bySeries.set(key, series);
-      }
-      // Config order is the priority under the cap.
-      const rank = new Map(subjects.map((s, i) => [`${s.kind}\n${s.subject}`, i]));
-      const ordered = [...bySeries.values()].sort(
-        (a, b) => rank.get(`${a.kind}\n${a.subject}`)! - rank.get(`${b.kind}\n${b.subject}`)!,
-      );
-      const kept = cap('glacier_rewards_received_avax', 'addresses and node ids', ordered, {
+      if (!job || !network) return;
+      const series: Series[] = readRewardTotals(store, network, job.currency, subjects).map((t) => ({
+        kind: t.subjectKind,
+        subject: t.subject,
+        rewardType: t.rewardType,
+        rewards: t.rewards,
+        amount: BigInt(t.amount),
+        value: t.value,
+        newestEndTimestamp: t.newestEndTimestamp,
+        rank: rank.get(`${t.subjectKind}\n${t.subject}`) ?? subjects.length,
+      }));
+      series.sort((a, b) => a.rank - b.rank);
+      const kept = cap('glacier_rewards_received_avax', 'addresses and node ids', series, {
         unitOf: (s) => `${s.kind}\n${s.subject}`,
         foldKeyOf: (s) => `${s.kind}\n${s.rewardType}`,
         fold: (into: Series | undefined, s) => ({
