@@ -201,6 +201,12 @@ const exportDuration = (example: string, min: string, max: string) =>
     { message: `must be between ${min} and ${max}` },
   );
 
+/** A count of the exports section, refused outside [min, max] with the range in the message. */
+const wholeNumber = (min: number, max: number) => {
+  const message = `must be a whole number from ${min} to ${max}`;
+  return z.number({ message }).int({ message }).min(min, { message }).max(max, { message });
+};
+
 export const exportsJobSchema = z
   .strictObject({
     ...jobBase,
@@ -219,7 +225,7 @@ export const exportsJobSchema = z
      */
     timeout: exportDuration('6h', '1m', '7d').default(6 * 3_600_000),
     /** Retries of a window after ErrInternal or a give-up; ErrInvalidRequest is never retried. @defaultValue 3 (0 to 10) */
-    maxRetries: z.number().int().min(0).max(10).default(3),
+    maxRetries: wholeNumber(0, 10).default(3),
     /** Backoff before the first retry, doubled for each further one, jittered. @defaultValue '10m' (1s to 1d) */
     retryDelay: exportDuration('10m', '1s', '1d').default(10 * 60_000),
     /** A download gives up when the host sends no headers or no bytes for this long. @defaultValue '30s' (1s to 10m) */
@@ -227,7 +233,7 @@ export const exportsJobSchema = z
     /** Longest time one download may take, retries included. @defaultValue '1h' (10s to 1d) */
     downloadTimeout: exportDuration('1h', '10s', '1d').default(3_600_000),
     /** Attempts per download (5xx, 429 and network faults are retried with backoff). @defaultValue 5 (1 to 20) */
-    downloadAttempts: z.number().int().min(1).max(20).default(5),
+    downloadAttempts: wholeNumber(1, 20).default(5),
     /** How long `run exports` waits for operations to finish. @defaultValue '30m' (1s to 1d) */
     maxWait: exportDuration('30m', '1s', '1d').default(30 * 60_000),
     definitions: z.array(exportDefinitionSchema).min(1),

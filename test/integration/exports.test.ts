@@ -60,7 +60,8 @@ describe('exports: run exports (in-process)', () => {
     expect(csv.length).toBe(500);
     expect(file.rows_loaded).toBe(500);
     expect(file.loaded_at).toBeTruthy();
-    const sortKey = (r: Record<string, string>) => `${r.blockTimestamp.padStart(12, '0')}|${r.txHash}`;
+    const sortKey = (r: Record<string, string>) =>
+      `${(r.blockTimestamp ?? '').padStart(12, '0')}|${r.txHash}`;
     const sorted = [...csv].sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : 1));
     expect(loadedRowsAsCsv(c, op.operation_id as string)).toEqual(sorted);
     const truth = [...(c.sim.truth.exportRows(op.operation_id as string) ?? [])];
