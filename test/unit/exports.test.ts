@@ -188,3 +188,20 @@ describe('export lifecycle policy', () => {
     expect(requestHash(follow)).toBe(a);
   });
 });
+
+describe('docs/notes/exports.md', () => {
+  it('documents every exports setting and every exported_transactions column', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { getTableColumns } = await import('drizzle-orm');
+    const { exportsJobSchema } = await import('../../src/config/schema.js');
+    const { exportedTransactions } = await import('../../src/store/schema.js');
+    const doc = readFileSync(new URL('../../docs/notes/exports.md', import.meta.url), 'utf8');
+    const keys = Object.keys(exportsJobSchema.shape).filter(
+      (k) => !['schedule', 'enabled', 'runOnStart'].includes(k),
+    );
+    for (const key of keys) expect(doc).toContain(`| \`${key}\` |`);
+    for (const column of Object.values(getTableColumns(exportedTransactions))) {
+      expect(doc).toContain(`| \`${column.name}\` |`);
+    }
+  });
+});
