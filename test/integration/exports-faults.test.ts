@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ExportsPayload } from '../../jobs/exports.js';
-import { exportFilePath } from '../../src/exports/lifecycle.js';
+import { exportFilePath } from '../../src/exports/files.js';
 import { exportRequest, requestHash, windowDates } from '../../src/exports/requests.js';
 import type { Continuation, ProgressSink } from '../../src/runner.js';
 import type { SimulatorOptions } from '../../src/simulator/index.js';
