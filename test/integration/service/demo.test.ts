@@ -30,7 +30,9 @@ describe('npm run demo', () => {
       const health = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
       if (health?.ok) {
         const db = new Database(databasePath, { readonly: true });
-        const jobs = db.prepare("SELECT COUNT(DISTINCT job) AS n FROM job_runs WHERE status = 'succeeded'").get() as {
+        const jobs = db
+          .prepare("SELECT COUNT(DISTINCT job) AS n FROM job_runs WHERE status = 'succeeded'")
+          .get() as {
           n: number;
         };
         db.close();
@@ -45,7 +47,9 @@ describe('npm run demo', () => {
     expect(out).toContain(databasePath);
     expect(out).toContain('Transactions per chain');
     const db = new Database(databasePath, { readonly: true });
-    const jobs = db.prepare("SELECT DISTINCT job FROM job_runs WHERE status = 'succeeded'").all() as { job: string }[];
+    const jobs = db.prepare("SELECT DISTINCT job FROM job_runs WHERE status = 'succeeded'").all() as {
+      job: string;
+    }[];
     db.close();
     expect(jobs.map((j) => j.job).sort()).toEqual(
       expect.arrayContaining(['rewards', 'signatures', 'supply', 'transactions', 'usage-metrics']),
