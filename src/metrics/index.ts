@@ -6,6 +6,7 @@
  * so a test can create two.
  */
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { findJob } from '../../jobs/index.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../logger.js';
@@ -41,8 +42,9 @@ export interface Metrics {
   readonly registry: Registry;
   /** Wire to the client's `onAttempt`: requests by endpoint and code, retries, 429s, CU, durations. */
   observeAttempt(e: AttemptEvent): void;
-  /** Each `runJob` summary: runs by outcome, failures by reason, rows; after an exports run, refreshes
-   * the export summaries (a write of a few rows, on the worker, never on a scrape). */
+  /** Each `runJob` summary: runs by outcome, failures by reason, rows; after a run of an exports job
+   * (`exports`, `export-poll`), refreshes the export summaries (a few rows, on the worker, never on
+   * a scrape). */
   observeRun(s: RunSummary): void;
   /** An overlapping slot the scheduler skipped. */
   observeSkippedSlot(job: string): void;
@@ -127,7 +129,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     observeAttempt: own.observeAttempt,
     observeRun(s) {
       own.observeRun(s);
-      if (s.job === 'exports') refreshExports();
+      if (findJob(s.job)?.configKey === 'exports') refreshExports();
     },
     observeSkippedSlot: own.observeSkippedSlot,
     setQueueCounts(read) {

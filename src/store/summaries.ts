@@ -168,7 +168,7 @@ export interface ExportSummary {
   latestStatus: string;
   bytesDownloaded: number;
   filesDownloaded: number;
-  rowsLoaded: number | null;
+  rowsLoaded: number;
   lastCompletedAtMs: number | null;
   /** Operations per status. */
   statuses: Record<string, number>;
@@ -199,47 +199,32 @@ export function readExportSummaries(store: Store): ExportSummary[] {
 }
 
 /**
- * Columns that may record how many CSV rows were loaded from an export's file, looked for in
- * export_files then export_operations (the loader of `exported_transactions` adds one); the first
- * present is summed. None present: rows_loaded stays NULL and the metric is not exposed.
- */
-export const ROWS_LOADED_COLUMNS = ['rows_loaded', 'loaded_rows'] as const;
-
-function rowsLoadedSource(store: Store): { table: 'f' | 'o'; column: string } | undefined {
-  const columnsOf = (table: string) =>
-    new Set((store.sqlite.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name));
-  const files = columnsOf('export_files');
-  const operations = columnsOf('export_operations');
-  for (const column of ROWS_LOADED_COLUMNS) {
-    if (files.has(column)) return { table: 'f', column };
-    if (operations.has(column)) return { table: 'o', column };
-  }
-  return undefined;
-}
-
-/**
- * Recomputes the export summaries from export_operations and export_files, in one transaction.
- * Their size is one row per operation (a few per definition and day), and this runs after an
- * exports run (and at start-up), not on a scrape.
+ * Recomputes the export summaries from export_operations and export_files, in one transaction:
+ * operations per status, the newest one's status, bytes downloaded, rows loaded (files whose load
+ * finished), the newest completion. Their size is one row per operation (a few per definition and
+ * day), and this runs after an exports run (and at start-up), not on a scrape.
  */
 export function refreshExportSummaries(store: Store): void {
-  const source = rowsLoadedSource(store);
-  const rowsLoaded = source ? `sum(${source.table}."${source.column}")` : 'NULL';
   store.transaction(() => {
     store.sqlite.exec(`
       DELETE FROM export_status_counts;
       INSERT INTO export_status_counts (export_name, status, operations)
-      SELECT export_name, status, count(*) FROM export_operations GROUP BY export_name, status;
+      SELECT export_name, ${EFFECTIVE_STATUS}, count(*) FROM export_operations GROUP BY 1, 2;
       DELETE FROM export_summaries;
       INSERT INTO export_summaries
         (export_name, latest_status, bytes_downloaded, files_downloaded, rows_loaded, last_completed_at_ms)
       SELECT o.export_name,
-        (SELECT l.status FROM export_operations l WHERE l.export_name = o.export_name
+        (SELECT ${EFFECTIVE_STATUS} FROM export_operations l WHERE l.export_name = o.export_name
           ORDER BY l.created_at_ms DESC, l.recorded_at DESC LIMIT 1),
-        coalesce(sum(f.size_bytes), 0), count(f.operation_id), ${rowsLoaded},
+        coalesce(sum(f.size_bytes), 0), count(f.operation_id),
+        coalesce(sum(CASE WHEN f.loaded_at IS NOT NULL THEN f.rows_loaded END), 0),
         max(CASE WHEN o.status IN ('COMPLETED', 'COMPLETED_WITH_WARNING') THEN o.updated_at_ms END)
       FROM export_operations o LEFT JOIN export_files f ON f.operation_id = o.operation_id
       GROUP BY o.export_name;
     `);
   });
 }
+
+/** The API's status, or GAVE_UP for a RUNNING operation the collector stopped polling (its `timeout`). */
+const EFFECTIVE_STATUS =
+  "CASE WHEN status = 'RUNNING' AND gave_up_at IS NOT NULL THEN 'GAVE_UP' ELSE status END";

@@ -257,7 +257,7 @@ describe('metrics summaries', () => {
     });
   });
 
-  it('refresh export summaries from operations and files, with loaded rows once a column records them', () => {
+  it('refresh export summaries from operations and files: statuses, bytes, loaded rows', () => {
     const store = fresh();
     const op = (id: string, name: string, status: string, created: number) =>
       store.sqlite
@@ -270,7 +270,11 @@ describe('metrics summaries', () => {
     op('o1', 'treasury', 'COMPLETED', 1000);
     op('o2', 'treasury', 'FAILED', 2000);
     op('o3', 'ops', 'RUNNING', 1500);
-    store.sqlite.prepare("INSERT INTO export_files VALUES ('o1', '/tmp/x.csv', 1234, 'abc', 'x')").run();
+    store.sqlite
+      .prepare(
+        "INSERT INTO export_files (operation_id, path, size_bytes, sha256, downloaded_at) VALUES ('o1', '/tmp/x.csv', 1234, 'abc', 'x')",
+      )
+      .run();
     refreshExportSummaries(store);
     expect(readExportSummaries(store)).toEqual([
       {
@@ -278,7 +282,7 @@ describe('metrics summaries', () => {
         latestStatus: 'RUNNING',
         bytesDownloaded: 0,
         filesDownloaded: 0,
-        rowsLoaded: null,
+        rowsLoaded: 0,
         lastCompletedAtMs: null,
         statuses: { RUNNING: 1 },
       },
@@ -287,14 +291,22 @@ describe('metrics summaries', () => {
         latestStatus: 'FAILED',
         bytesDownloaded: 1234,
         filesDownloaded: 1,
-        rowsLoaded: null,
+        rowsLoaded: 0,
         lastCompletedAtMs: 1500,
         statuses: { COMPLETED: 1, FAILED: 1 },
       },
     ]);
-    store.sqlite.exec('ALTER TABLE export_files ADD COLUMN rows_loaded INTEGER');
+    // Rows count once their load finished; a RUNNING operation past its timeout counts as GAVE_UP.
     store.sqlite.prepare("UPDATE export_files SET rows_loaded = 500 WHERE operation_id = 'o1'").run();
     refreshExportSummaries(store);
+    expect(readExportSummaries(store).find((s) => s.exportName === 'treasury')?.rowsLoaded).toBe(0);
+    store.sqlite.prepare("UPDATE export_files SET loaded_at = 'y' WHERE operation_id = 'o1'").run();
+    store.sqlite.prepare("UPDATE export_operations SET gave_up_at = 'z' WHERE operation_id = 'o3'").run();
+    refreshExportSummaries(store);
     expect(readExportSummaries(store).find((s) => s.exportName === 'treasury')?.rowsLoaded).toBe(500);
+    expect(readExportSummaries(store).find((s) => s.exportName === 'ops')).toMatchObject({
+      latestStatus: 'GAVE_UP',
+      statuses: { GAVE_UP: 1 },
+    });
   });
 });

@@ -36,7 +36,6 @@ export function everyJobConfig(directory: string): Config {
         exports: {
           schedule: '0 3 * * 1-5',
           directory,
-          pollInterval: '10ms',
           definitions: [
             {
               name: 'treasury',

@@ -10,7 +10,7 @@ export function defineExportsCollector(scrape: Scrape, store: Store): void {
     families: {
       operations: {
         name: 'glacier_export_operations',
-        help: 'Export operations started, per export definition and status.',
+        help: 'Export operations started, per export definition and status (GAVE_UP: RUNNING past the timeout).',
         labelNames: ['export', 'status'],
       },
       latest: {
@@ -25,7 +25,7 @@ export function defineExportsCollector(scrape: Scrape, store: Store): void {
       },
       rows: {
         name: 'glacier_export_loaded_rows',
-        help: 'CSV rows loaded from export files, per export definition (when the database records them).',
+        help: 'CSV rows loaded into exported_transactions from export files, per export definition.',
         labelNames: ['export'],
       },
       lastCompleted: {
@@ -47,12 +47,7 @@ export function defineExportsCollector(scrape: Scrape, store: Store): void {
             latestStatus: '',
             bytesDownloaded: (into?.bytesDownloaded ?? 0) + s.bytesDownloaded,
             filesDownloaded: (into?.filesDownloaded ?? 0) + s.filesDownloaded,
-            rowsLoaded:
-              into === undefined
-                ? s.rowsLoaded
-                : into.rowsLoaded === null || s.rowsLoaded === null
-                  ? null
-                  : into.rowsLoaded + s.rowsLoaded,
+            rowsLoaded: (into?.rowsLoaded ?? 0) + s.rowsLoaded,
             lastCompletedAtMs: Math.max(into?.lastCompletedAtMs ?? 0, s.lastCompletedAtMs ?? 0) || null,
             statuses,
           };
@@ -60,12 +55,12 @@ export function defineExportsCollector(scrape: Scrape, store: Store): void {
       });
       for (const s of kept) {
         const name = { export: s.exportName };
-        for (const status of new Set([...operationStatuses, ...Object.keys(s.statuses)])) {
+        for (const status of new Set([...operationStatuses, 'GAVE_UP', ...Object.keys(s.statuses)])) {
           g.operations.set({ ...name, status }, s.statuses[status] ?? 0);
           if (s.exportName !== OTHER) g.latest.set({ ...name, status }, status === s.latestStatus ? 1 : 0);
         }
         g.bytes.set(name, s.bytesDownloaded);
-        if (s.rowsLoaded !== null) g.rows.set(name, s.rowsLoaded);
+        g.rows.set(name, s.rowsLoaded);
         if (s.lastCompletedAtMs !== null) g.lastCompleted.set(name, s.lastCompletedAtMs / 1000);
       }
     },

@@ -10,7 +10,7 @@ CREATE TABLE `export_summaries` (
 	`latest_status` text NOT NULL,
 	`bytes_downloaded` integer NOT NULL,
 	`files_downloaded` integer NOT NULL,
-	`rows_loaded` integer,
+	`rows_loaded` integer NOT NULL,
 	`last_completed_at_ms` integer
 );
 --> statement-breakpoint
