@@ -34,6 +34,8 @@ import { createOwnMetrics } from './own.js';
 import { createScrape } from './scrape.js';
 
 export { DEFAULT_SERIES_CAP } from './cap.js';
+export { QUEUE_STATES } from './collectors/service.js';
+export { type HttpServer, type ReadyReport, startHttpServer } from './server.js';
 export type { BudgetReading, Exposition, QueueCounts, Readiness };
 
 export type Role = 'all' | 'scheduler' | 'worker';
