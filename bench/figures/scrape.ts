@@ -26,7 +26,7 @@ const REWARDS = 100_000;
 const CHAINS = ['43114', '1', '8453', '10', '42161', '137', '56', '250', '100', '324'];
 const ADDRESSES = Array.from({ length: 50 }, (_, i) => demoAddress(`bench-${i}`));
 const NODE_IDS = Array.from({ length: 10 }, (_, i) => demoNodeId(`bench-${i}`));
-const SCRAPES = 400;
+const SCRAPES = 600;
 const WARMUP = 50;
 
 const config = loadConfig({
@@ -96,7 +96,15 @@ export function fill(store: Store, transactions: number, rewards: number): void 
   }
 }
 
-async function scrapeTimes(store: Store): Promise<{ ms: number[]; cpuMs: number; bytesWritten: number }> {
+interface Side {
+  ms: number[];
+  /** CPU of this process per scrape (server and client), ms. */
+  cpuMs: number[];
+  bytesWritten: number;
+}
+
+/** A scrape target: the metrics of one database behind its own server. */
+async function serve(store: Store) {
   const log = createLogger({ level: 'silent', pretty: false });
   const metrics = createMetrics({ store, config, log, clock: systemClock });
   const server = await startHttpServer({
@@ -107,25 +115,52 @@ async function scrapeTimes(store: Store): Promise<{ ms: number[]; cpuMs: number;
     readiness: async () => ({ ready: true, checks: {} }),
   });
   const dispatcher = new Agent({ keepAliveTimeout: 60_000 });
+  const side: Side = { ms: [], cpuMs: [], bytesWritten: 0 };
   const once = async () => {
     const res = await request(`${server.url}/metrics`, { dispatcher });
     const body = await res.body.text();
     if (res.statusCode !== 200 || body.length < 1000) throw new Error(`scrape answered ${res.statusCode}`);
   };
-  try {
-    for (let i = 0; i < WARMUP; i++) await once();
-    const ms: number[] = [];
-    const used = await cost(async () => {
-      for (let i = 0; i < SCRAPES; i++) {
+  return {
+    side,
+    once,
+    async measured() {
+      const used = await cost(async () => {
         const t = performance.now();
         await once();
-        ms.push(performance.now() - t);
-      }
-    });
-    return { ms, cpuMs: used.cpuMs / SCRAPES, bytesWritten: used.bytesWritten };
+        side.ms.push(performance.now() - t);
+      });
+      side.cpuMs.push(used.cpuMs);
+      side.bytesWritten += used.bytesWritten;
+    },
+    async close() {
+      await dispatcher.close();
+      await server.close();
+    },
+  };
+}
+
+/**
+ * Scrapes the targets in turn, one scrape each per round (the order rotating), so a change of the
+ * machine's load hits every side alike: this machine is shared.
+ */
+async function scrapeInTurn(
+  stores: Record<'empty' | 'small' | 'full', Store>,
+): Promise<Record<keyof typeof stores, Side>> {
+  const targets = {
+    empty: await serve(stores.empty),
+    small: await serve(stores.small),
+    full: await serve(stores.full),
+  };
+  const order = Object.values(targets);
+  try {
+    for (let i = 0; i < WARMUP; i++) for (const t of order) await t.once();
+    for (let i = 0; i < SCRAPES; i++) {
+      for (let j = 0; j < order.length; j++) await order[(i + j) % order.length]!.measured();
+    }
+    return { empty: targets.empty.side, small: targets.small.side, full: targets.full.side };
   } finally {
-    await dispatcher.close();
-    await server.close();
+    for (const t of order) await t.close();
   }
 }
 
@@ -139,22 +174,11 @@ export async function run(): Promise<Figure[]> {
     // 150 rewards cover every (address, type) and (node id, type): lcm(50, 3) and lcm(10, 3) ≤ 150.
     fill(small, CHAINS.length, 150);
     // Alternate, so drift of the machine's load hits every side alike.
-    const runs = {
-      empty: [] as Awaited<ReturnType<typeof scrapeTimes>>[],
-      small: [] as Awaited<ReturnType<typeof scrapeTimes>>[],
-      full: [] as Awaited<ReturnType<typeof scrapeTimes>>[],
-    };
-    for (let round = 0; round < 2; round++) {
-      runs.small.push(await scrapeTimes(small));
-      runs.full.push(await scrapeTimes(full));
-      runs.empty.push(await scrapeTimes(empty));
-    }
-    const msOf = (side: keyof typeof runs) => runs[side].flatMap((r) => r.ms);
-    const cpuOf = (side: keyof typeof runs) => median(runs[side].map((r) => r.cpuMs));
-    const bytesOf = (side: keyof typeof runs) => runs[side].reduce((n, r) => n + r.bytesWritten, 0);
-    const [emptyMs, smallMs, fullMs] = [msOf('empty'), msOf('small'), msOf('full')];
+    const sides = await scrapeInTurn({ empty, small, full });
+    const [emptyMs, smallMs, fullMs] = [sides.empty.ms, sides.small.ms, sides.full.ms];
+    const cpuOf = (side: Side) => median(side.cpuMs);
     const label = 'the same series from a database of one row per series';
-    const note = `${TRANSACTIONS.toLocaleString('en')} transactions, ${REWARDS.toLocaleString('en')} rewards; ${2 * SCRAPES} scrapes each`;
+    const note = `${TRANSACTIONS.toLocaleString('en')} transactions, ${REWARDS.toLocaleString('en')} rewards; ${SCRAPES} scrapes each, in turn`;
     return [
       figure({
         id: 'scrape.p50',
@@ -190,11 +214,11 @@ export async function run(): Promise<Figure[]> {
         id: 'scrape.cpu',
         title: '/metrics CPU per scrape (server and client in this process), full database',
         unit: 'ms',
-        value: cpuOf('full'),
-        baseline: cpuOf('small'),
+        value: cpuOf(sides.full),
+        baseline: cpuOf(sides.small),
         baselineLabel: label,
         goal: { max: 1.2 },
-        note: `bytes written by the process during the scrapes: ${bytesOf('full')} (full), ${bytesOf('small')} (one row per series)`,
+        note: `median; bytes written by the process during the scrapes: ${sides.full.bytesWritten} (full), ${sides.small.bytesWritten} (one row per series)`,
       }),
       figure({
         id: 'scrape.p50.vs-empty',
