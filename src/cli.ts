@@ -2,6 +2,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { configKeys, handlerFor, isJobName, jobNames, payloadFor } from '../jobs/index.js';
 import { createApp } from './app.js';
+import { registerReport } from './commands/report.js';
 import { ConfigError, describeConfig, loadConfig } from './config/index.js';
 import { buildPlan, formatPlan } from './plan.js';
 import { runJob } from './runner.js';
@@ -118,6 +119,8 @@ export function buildProgram(): Command {
       const { runDemo } = await import('./demo.js');
       await runDemo({ databasePath: opts.database });
     });
+
+  registerReport(program);
 
   return program;
 }
