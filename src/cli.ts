@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { configKeys, handlerFor, isJobName, jobNames, payloadFor } from '../jobs/index.js';
 import { createApp } from './app.js';
 import { registerReport } from './commands/report.js';
+import { registerStatus } from './commands/status.js';
 import { ConfigError, describeConfig, loadConfig } from './config/index.js';
 import { buildPlan, formatPlan } from './plan.js';
 import { runJob } from './runner.js';
@@ -121,6 +122,7 @@ export function buildProgram(): Command {
     });
 
   registerReport(program);
+  registerStatus(program);
 
   return program;
 }
