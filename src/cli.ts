@@ -48,15 +48,21 @@ export function buildProgram(): Command {
           `jobs.${configKeys[name]}: not configured; add it to the config file to run "${name}"`,
         );
       }
-      const app = createApp(config);
+      const { createTerminalProgress } = await import('./progress.js');
+      const terminal = createTerminalProgress({ level: config.logLevel });
+      const app = createApp(config, { log: terminal.log });
       const abort = new AbortController();
       const onSignal = () => abort.abort(new Error('interrupted'));
       process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
       try {
         const runPayload = name === 'exports' ? { ...payload, wait: opts.wait } : payload;
-        const summary = await runJob(name, handlerFor(name), runPayload, app, { signal: abort.signal });
+        const summary = await runJob(name, handlerFor(name), runPayload, app, {
+          signal: abort.signal,
+          progress: terminal.progress,
+        });
         if (summary.status === 'failed') process.exitCode = EXIT_FAILURE;
       } finally {
+        terminal.stop();
         process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
         app.close();
       }
