@@ -1,14 +1,11 @@
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoAddress } from '../../src/demo-config.js';
 import { type SimulatorHandle, startSimulator } from '../../src/simulator/index.js';
-import { type CliResult, runCli } from '../support/cli.js';
+import { runCli } from '../support/cli.js';
 import { tempDir } from '../support/tmp.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 let sim: SimulatorHandle;
 let dir: string;
 let cleanup: () => void;
@@ -39,43 +36,13 @@ afterAll(async () => {
   cleanup?.();
 });
 
-const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
-/** Runs the CLI in a pseudo-terminal (util-linux `script`), as a person at a terminal would. */
-function runCliInTerminal(args: string[], env: Record<string, string>): Promise<CliResult> {
-  const command = [process.execPath, '--import', 'tsx', 'src/cli.ts', ...args].map(shellQuote).join(' ');
-  return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qfec', command, '/dev/null'], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        TERM: 'xterm',
-        COLUMNS: '120',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe('run progress', () => {
   it('draws a bar per rewards batch and human-readable logs in a terminal', async () => {
-    const r = await runCliInTerminal(['-c', configPath, 'run', 'rewards'], {
-      GLACIER_BASE_URL: sim.url,
-      DATABASE_PATH: join(dir, 'terminal.db'),
-      LOG_LEVEL: 'info',
-    });
+    const r = await runCli(
+      ['-c', configPath, 'run', 'rewards'],
+      { GLACIER_BASE_URL: sim.url, DATABASE_PATH: join(dir, 'terminal.db') },
+      { terminal: true },
+    );
     expect(r.code, r.stdout).toBe(0);
     expect(r.stdout).toMatch(/rewards batch 1\/1 \(2 addresses\) \[[█░]+\] \d+\/12 pages/);
     expect(r.stdout).toMatch(/INFO.*: .*job run/);
