@@ -58,13 +58,16 @@ USER node
 
 VOLUME /data
 
-# Prometheus metrics (METRICS_PORT), served by `start`.
+# /metrics, /healthz and /readyz (METRICS_PORT), served by `start`.
 EXPOSE 9464
 
-# HEALTHCHECK: later. Once `start` serves /healthz, add e.g.
-#   HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:9464/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+# Liveness: the process answers. (Readiness, /readyz, also needs Redis and the database: an
+# orchestrator should not restart the collector because Redis is down; it reconnects by itself.)
+HEALTHCHECK --interval=30s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.METRICS_PORT||9464)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 
+# `start` stops on SIGTERM: active jobs get service.shutdownGrace (30 s) to finish.
+STOPSIGNAL SIGTERM
 ENTRYPOINT ["node", "dist/src/cli.js"]
-# The scheduled service (next milestone). Any other command works too, e.g. `run rewards`,
-# `config check`, `migrate`, `plan --tier Free`.
+# The service. Any other command works too, e.g. `run rewards`, `config check`, `migrate`, `status`.
 CMD ["start"]

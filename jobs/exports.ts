@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { ExportDefinition, ExportsJobConfig, ExportWindow } from '../src/config/index.js';
 import { downloadToFile, safeFileComponent } from '../src/download.js';
+import { defineJob, withoutSchedule } from '../src/job.js';
 import type { JobContext, JobHandler } from '../src/runner.js';
 import {
   type ExportOperationRow,
@@ -191,3 +192,21 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     );
   });
 }
+
+/** Status reads assumed per export while it runs, for `plan`. */
+const POLLS_PER_EXPORT = 10;
+
+export const exportsDefinition = defineJob({
+  name: 'exports',
+  configKey: 'exports',
+  handler: exportsJob,
+  payload: (section, args) => ({ ...withoutSchedule(section), wait: args.wait === true }),
+  cost: (section) => {
+    const n = section.definitions.length;
+    return {
+      steady: { createExport: n, getOperation: n },
+      worst: { createExport: n, getOperation: n * POLLS_PER_EXPORT },
+      note: `${n} definition(s); status reads assume up to ${POLLS_PER_EXPORT} per export`,
+    };
+  },
+});

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RewardsJobConfig } from '../src/config/index.js';
+import { defineJob, withoutSchedule } from '../src/job.js';
 import type { JobHandler } from '../src/runner.js';
 import { bareAddress, upsertRewards } from '../src/store/index.js';
 import { syncNewestFirst } from '../src/sync/newest-first.js';
@@ -109,3 +110,18 @@ export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
     ctx.log.debug({ kind, ids: ids.length, ...result }, 'rewards batch synced');
   }
 };
+
+export const rewardsJob = defineJob({
+  name: 'rewards',
+  configKey: 'rewards',
+  handler: rewards,
+  payload: (section) => withoutSchedule(section),
+  cost: (section) => {
+    const batches = rewardQueries(section).length;
+    return {
+      steady: { rewards: batches },
+      worst: { rewards: batches * section.maxPages },
+      note: `${batches} batch(es) for ${section.addresses.length} address(es) and ${section.nodeIds.length} node id(s)`,
+    };
+  },
+});

@@ -1,4 +1,5 @@
 import type { SignaturesJobConfig } from '../src/config/index.js';
+import { defineJob, withoutSchedule } from '../src/job.js';
 import type { JobHandler } from '../src/runner.js';
 import { findStoredSignatures, upsertSignature } from '../src/store/index.js';
 import { UpstreamHttpError } from '../src/upstream/index.js';
@@ -34,3 +35,15 @@ export const signatures: JobHandler<SignaturesPayload> = async (payload, ctx) =>
     }
   }
 };
+
+export const signaturesJob = defineJob({
+  name: 'signatures',
+  configKey: 'signatures',
+  handler: signatures,
+  payload: (section) => withoutSchedule(section),
+  cost: (section) => ({
+    steady: {},
+    worst: { signatures: new Set(section.txHashes).size },
+    note: 'each hash is fetched once; the worst case is the first run',
+  }),
+});

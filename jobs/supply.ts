@@ -1,3 +1,4 @@
+import { defineJob } from '../src/job.js';
 import type { JobHandler } from '../src/runner.js';
 import { insertSupplySnapshot } from '../src/store/index.js';
 
@@ -9,3 +10,11 @@ export const supply: JobHandler<SupplyPayload> = async (_payload, ctx) => {
   const fetchedAt = new Date(ctx.clock.now()).toISOString();
   ctx.countRows(ctx.store.transaction(() => insertSupplySnapshot(ctx.store, answer, fetchedAt)));
 };
+
+export const supplyJob = defineJob({
+  name: 'supply',
+  configKey: 'supply',
+  handler: supply,
+  payload: () => ({}),
+  cost: () => ({ steady: { supply: 1 }, worst: { supply: 1 } }),
+});

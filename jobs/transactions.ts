@@ -1,4 +1,5 @@
 import type { TransactionsJobConfig } from '../src/config/index.js';
+import { defineJob, withoutSchedule } from '../src/job.js';
 import type { JobHandler } from '../src/runner.js';
 import { upsertTransactions } from '../src/store/index.js';
 import { syncNewestFirst } from '../src/sync/newest-first.js';
@@ -43,3 +44,18 @@ export const transactions: JobHandler<TransactionsPayload> = async (payload, ctx
     }
   }
 };
+
+export const transactionsJob = defineJob({
+  name: 'transactions',
+  configKey: 'transactions',
+  handler: transactions,
+  payload: (section) => withoutSchedule(section),
+  cost: ({ networks, statuses, maxPages }) => {
+    const streams = networks.length * statuses.length;
+    return {
+      steady: { transactions: streams },
+      worst: { transactions: streams * maxPages },
+      note: `${streams} stream(s)`,
+    };
+  },
+});

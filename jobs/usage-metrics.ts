@@ -1,4 +1,5 @@
 import type { UsageMetricsJobConfig, UsageSourceConfig } from '../src/config/index.js';
+import { type Calls, defineJob, withoutSchedule } from '../src/job.js';
 import type { JobContext, JobHandler } from '../src/runner.js';
 import { readCursor, type UsageAnswer, upsertUsageMetrics, writeCursor } from '../src/store/index.js';
 import { canonicalNetwork } from '../src/upstream/index.js';
@@ -118,3 +119,17 @@ export const usageMetrics: JobHandler<UsageMetricsPayload> = async (payload, ctx
     }
   }
 };
+
+export const usageMetricsJob = defineJob({
+  name: 'usage-metrics',
+  configKey: 'usageMetrics',
+  handler: usageMetrics,
+  payload: (section) => withoutSchedule(section),
+  cost: (section) => {
+    const calls: Calls = {};
+    for (const source of section.sources) {
+      for (const series of seriesOf(source)) calls[series.endpoint] = (calls[series.endpoint] ?? 0) + 1;
+    }
+    return { steady: calls, worst: calls };
+  },
+});

@@ -3,7 +3,12 @@ import type { Config } from './config/index.js';
 import { createLogger, type Logger } from './logger.js';
 import type { RunJobDeps } from './runner.js';
 import { openStore, type Store } from './store/index.js';
-import { createDataApiClient, type DataApiClient } from './upstream/index.js';
+import {
+  type AttemptEvent,
+  type ComputeUnitBudget,
+  createDataApiClient,
+  type DataApiClient,
+} from './upstream/index.js';
 import { packageVersion } from './version.js';
 
 export interface App extends RunJobDeps {
@@ -11,11 +16,21 @@ export interface App extends RunJobDeps {
   store: Store;
   log: Logger;
   clock: Clock;
-  close(): void;
+  /** Closes the HTTP connection pool, then the database. */
+  close(): Promise<void>;
+}
+
+export interface AppOverrides {
+  log?: Logger;
+  clock?: Clock;
+  /** The service's shared compute-unit budget; `run` has none. */
+  budget?: ComputeUnitBudget;
+  /** Also told every upstream attempt (metrics). */
+  onAttempt?: (e: AttemptEvent) => void;
 }
 
 /** The one place that builds the real instances: database (migrated), HTTP client, logger. */
-export function createApp(config: Config, overrides: { log?: Logger; clock?: Clock } = {}): App {
+export function createApp(config: Config, overrides: AppOverrides = {}): App {
   const log = overrides.log ?? createLogger({ level: config.logLevel });
   const clock = overrides.clock ?? systemClock;
   const store = openStore(config.databasePath);
@@ -27,17 +42,23 @@ export function createApp(config: Config, overrides: { log?: Logger; clock?: Clo
     callTimeoutMs: config.client.callTimeout,
     retry: { maxAttempts: config.client.maxAttempts },
     clock,
+    ...(overrides.budget && { budget: overrides.budget }),
     onAttempt: (e) => {
       if (e.willRetry) log.warn({ ...e }, 'upstream attempt failed, retrying');
       else log.debug({ ...e }, 'upstream attempt');
+      overrides.onAttempt?.(e);
     },
   });
+  let closing: Promise<void> | undefined;
   return {
     client,
     store,
     log,
     clock,
     secrets: config.apiKey ? [config.apiKey] : [],
-    close: () => store.close(),
+    close() {
+      closing ??= client.close().finally(() => store.close());
+      return closing;
+    },
   };
 }

@@ -1,22 +1,36 @@
 #!/usr/bin/env node
-import { Command, InvalidArgumentError, Option } from 'commander';
-import { configKeys, handlerFor, isJobName, jobNames, payloadFor } from '../jobs/index.js';
-import { createApp } from './app.js';
+/**
+ * The command line. Only commander is imported up front: every command imports what it needs when
+ * it runs, so `--help` and `config check` start fast (a benchmark figure).
+ */
+import { Command, CommanderError, Option } from 'commander';
 import { registerReport } from './commands/report.js';
 import { registerStatus } from './commands/status.js';
-import { ConfigError, describeConfig, loadConfig } from './config/index.js';
-import { buildPlan, formatPlan } from './plan.js';
-import { runJob } from './runner.js';
-import { openStore } from './store/index.js';
-import { type TierName, tierNames } from './upstream/endpoints.js';
+import type { Config } from './config/index.js';
 import { packageVersion } from './version.js';
 
 /** Exit codes: 0 success, 1 a job or command failed, 2 invalid configuration or usage. */
 const EXIT_FAILURE = 1;
 const EXIT_CONFIG = 2;
 
-function load(opts: { config?: string }) {
+const roleNames = ['all', 'scheduler', 'worker'] as const;
+const tierChoices = ['none', 'Free', 'Base', 'Growth', 'Pro'] as const;
+
+async function load(opts: { config?: string }): Promise<Config> {
+  const { loadConfig } = await import('./config/index.js');
   return loadConfig({ configPath: opts.config });
+}
+
+/** Resolves on the first SIGINT/SIGTERM; a second one exits at once. */
+function untilSignal(onSecond: () => void): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const first = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', first).off('SIGTERM', first);
+      process.once('SIGINT', onSecond).once('SIGTERM', onSecond);
+      resolve(signal);
+    };
+    process.on('SIGINT', first).on('SIGTERM', first);
+  });
 }
 
 export function buildProgram(): Command {
@@ -25,38 +39,70 @@ export function buildProgram(): Command {
     .description('Collects Avalanche Data API (Glacier) data into SQLite on cron schedules.')
     .version(packageVersion())
     .showHelpAfterError()
+    .exitOverride()
     .option(
       '-c, --config <path>',
       'config file, YAML or JSON (default: $GLACIER_CONFIG, else ./glacier-collector.yaml)',
     );
 
   program
+    .command('start')
+    .description(
+      'run the collector as a service: cron triggers, BullMQ workers on Redis, /healthz /readyz /metrics',
+    )
+    .addOption(
+      new Option('--role <role>', 'run one role only, so several processes share one Redis')
+        .choices(roleNames)
+        .default('all'),
+    )
+    .action(async (opts: { role: (typeof roleNames)[number] }) => {
+      const config = await load(program.opts());
+      const { startService } = await import('./service.js');
+      const service = await startService(config, { role: opts.role });
+      const signal = await untilSignal(() => {
+        console.error('second signal: exiting at once');
+        process.exit(EXIT_FAILURE);
+      });
+      service.app.log.info({ signal }, 'signal received');
+      await service.close();
+      process.exitCode = 0;
+    });
+
+  program
     .command('run')
-    .description(`run one job once, in-process, without Redis (${jobNames.join(', ')})`)
-    .argument('<job>', 'job name', (name: string) => {
-      if (!isJobName(name))
-        throw new InvalidArgumentError(`unknown job "${name}"; jobs: ${jobNames.join(', ')}`);
-      return name;
-    })
+    .description(
+      'run one job once, in-process, without Redis (supply, transactions, rewards, usage-metrics, signatures, exports)',
+    )
+    .argument('<job>', 'job name')
     .option('--no-wait', 'exports: start and poll once instead of waiting for the files')
     .action(async (name: string, opts: { wait: boolean }) => {
-      if (!isJobName(name)) return;
-      const config = load(program.opts());
-      const payload = payloadFor(name, config);
-      if (!payload) {
+      const { findJob, scheduledJobNames } = await import('../jobs/index.js');
+      const job = findJob(name);
+      if (!job?.scheduled) {
+        return program.error(`error: unknown job "${name}"; jobs: ${scheduledJobNames.join(', ')}`, {
+          exitCode: EXIT_CONFIG,
+        });
+      }
+      const config = await load(program.opts());
+      const prepared = job.prepare(config, { wait: opts.wait });
+      const { ConfigError } = await import('./config/index.js');
+      if (!prepared) {
         throw new ConfigError(
-          `jobs.${configKeys[name]}: not configured; add it to the config file to run "${name}"`,
+          `jobs.${job.configKey}: not configured; add it to the config file to run "${name}"`,
         );
       }
-      const { createTerminalProgress } = await import('./progress.js');
+      const [{ createApp }, { runJob }, { createTerminalProgress }] = await Promise.all([
+        import('./app.js'),
+        import('./runner.js'),
+        import('./progress.js'),
+      ]);
       const terminal = createTerminalProgress({ level: config.logLevel });
       const app = createApp(config, { log: terminal.log });
       const abort = new AbortController();
       const onSignal = () => abort.abort(new Error('interrupted'));
       process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
       try {
-        const runPayload = name === 'exports' ? { ...payload, wait: opts.wait } : payload;
-        const summary = await runJob(name, handlerFor(name), runPayload, app, {
+        const summary = await runJob(name, (_: undefined, ctx) => prepared.run(ctx), undefined, app, {
           signal: abort.signal,
           progress: terminal.progress,
         });
@@ -64,15 +110,16 @@ export function buildProgram(): Command {
       } finally {
         terminal.stop();
         process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
-        app.close();
+        await app.close();
       }
     });
 
   program
     .command('migrate')
     .description('create or upgrade the database schema, then exit')
-    .action(() => {
-      const config = load(program.opts());
+    .action(async () => {
+      const config = await load(program.opts());
+      const { openStore } = await import('./store/index.js');
       openStore(config.databasePath).close();
       console.log(`database ${config.databasePath} is up to date`);
     });
@@ -81,20 +128,20 @@ export function buildProgram(): Command {
   configCommand
     .command('check')
     .description('validate the configuration and print it, secrets masked')
-    .action(() => {
-      const config = load(program.opts());
+    .action(async () => {
+      const config = await load(program.opts());
+      const { describeConfig } = await import('./config/index.js');
       console.log(JSON.stringify(describeConfig(config), null, 2));
     });
 
   program
     .command('plan')
     .description('compute units per day that the configured schedules will cost, against a tier')
-    .addOption(
-      new Option('--tier <tier>', 'rate-limit tier to compare with').choices(tierNames).default(undefined),
-    )
+    .addOption(new Option('--tier <tier>', 'rate-limit tier to compare with').choices(tierChoices))
     .option('--json', 'print the plan as JSON')
-    .action((opts: { tier?: TierName; json?: boolean }) => {
-      const config = load(program.opts());
+    .action(async (opts: { tier?: (typeof tierChoices)[number]; json?: boolean }) => {
+      const config = await load(program.opts());
+      const { buildPlan, formatPlan } = await import('./plan.js');
       const plan = buildPlan(config, opts.tier);
       console.log(opts.json ? JSON.stringify(plan, null, 2) : formatPlan(plan));
     });
@@ -106,25 +153,45 @@ export function buildProgram(): Command {
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--seed <n>', 'data seed', '1')
     .option('--faults <file>', 'fault-injection JSON file')
-    .action(async (opts: { port: string; host: string; seed: string; faults?: string }) => {
-      const { simulatorOptionsFromFlags, startSimulator } = await import('./simulator/index.js');
-      const sim = await startSimulator(await simulatorOptionsFromFlags(opts));
-      console.log(
-        `Data API simulator listening on ${sim.url} (seed ${opts.seed}${opts.faults ? `, faults ${opts.faults}` : ''})`,
-      );
-      const stop = () => void sim.close().then(() => process.exit(0));
-      process.once('SIGINT', stop).once('SIGTERM', stop);
-    });
+    .option('--public-url <url>', 'base of export download URLs (e.g. http://simulator:4010 in compose)')
+    .action(
+      async (opts: { port: string; host: string; seed: string; faults?: string; publicUrl?: string }) => {
+        const { simulatorOptionsFromFlags, startSimulator } = await import('./simulator/index.js');
+        const sim = await startSimulator(await simulatorOptionsFromFlags(opts));
+        console.log(
+          `Data API simulator listening on ${sim.url} (seed ${opts.seed}${opts.faults ? `, faults ${opts.faults}` : ''})`,
+        );
+        const stop = () => void sim.close().then(() => process.exit(0));
+        process.once('SIGINT', stop).once('SIGTERM', stop);
+      },
+    );
 
   program
     .command('demo')
     .description(
-      'try the collector offline: a simulator, a demo config, every job run twice, and the results',
+      'try the whole service offline against the simulator, on schedules of seconds (needs Redis; without one, every job runs twice in-process)',
     )
     .option('--database <path>', 'where to write the demo database', './data/demo.db')
-    .action(async (opts: { database: string }) => {
+    .option('--duration <seconds>', 'how long the service runs before the demo stops', '60')
+    .action(async (opts: { database: string; duration: string }) => {
+      const seconds = Number(opts.duration);
+      if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) {
+        return program.error(
+          `error: --duration must be a number of seconds from 1 to 86400, got '${opts.duration}'`,
+          {
+            exitCode: EXIT_CONFIG,
+          },
+        );
+      }
       const { runDemo } = await import('./demo.js');
-      await runDemo({ databasePath: opts.database });
+      const abort = new AbortController();
+      const stop = () => abort.abort();
+      process.once('SIGINT', stop).once('SIGTERM', stop);
+      try {
+        await runDemo({ databasePath: opts.database, durationMs: seconds * 1000, signal: abort.signal });
+      } finally {
+        process.off('SIGINT', stop).off('SIGTERM', stop);
+      }
     });
 
   registerReport(program);
@@ -137,7 +204,12 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
   } catch (err) {
-    if (err instanceof ConfigError) {
+    if (err instanceof CommanderError) {
+      // --help and --version end here with code 0; usage errors were printed by commander.
+      process.exitCode = err.exitCode === 0 ? 0 : EXIT_CONFIG;
+      return;
+    }
+    if (err instanceof Error && err.name === 'ConfigError') {
       console.error(err.message);
       process.exitCode = EXIT_CONFIG;
       return;

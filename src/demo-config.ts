@@ -80,3 +80,22 @@ export function demoFileConfig() {
     },
   };
 }
+
+/** The demo config for the whole service: the same jobs on schedules of seconds, each run at start. */
+export function demoServiceConfig() {
+  const base = demoFileConfig();
+  const every = (schedule: string) => ({ schedule, runOnStart: true });
+  const j = base.jobs;
+  return {
+    ...base,
+    jobs: {
+      supply: { ...j.supply, ...every('*/5 * * * * *') },
+      transactions: { ...j.transactions, ...every('*/10 * * * * *') },
+      rewards: { ...j.rewards, ...every('*/30 * * * * *') },
+      usageMetrics: { ...j.usageMetrics, ...every('*/30 * * * * *') },
+      signatures: { ...j.signatures, ...every('*/30 * * * * *') },
+      exports: { ...j.exports, ...every('0 * * * * *') },
+    },
+    service: { queuePrefix: 'glacier-demo', shutdownGrace: '10s' },
+  };
+}

@@ -1,9 +1,12 @@
-import { handlerFor, jobNames, payloadFor } from '../jobs/index.js';
+import { jobs } from '../jobs/index.js';
 import { createApp } from './app.js';
-import { loadConfig } from './config/index.js';
-import { demoFileConfig } from './demo-config.js';
+import { type Config, loadConfig } from './config/index.js';
+import { demoFileConfig, demoServiceConfig } from './demo-config.js';
+import { connectRedis } from './queue/redis.js';
 import { runJob } from './runner.js';
-import { startSimulator } from './simulator/index.js';
+import { startService } from './service.js';
+import { type SimulatorHandle, startSimulator } from './simulator/index.js';
+import type { Store } from './store/index.js';
 
 const queries: { title: string; sql: string }[] = [
   {
@@ -25,45 +28,132 @@ const queries: { title: string; sql: string }[] = [
   },
   {
     title: 'Job runs',
-    sql: 'SELECT job, status, rows_written, requests, compute_units FROM job_runs ORDER BY id',
+    sql: 'SELECT job, status, COUNT(*) AS runs, SUM(rows_written) AS rows, SUM(compute_units) AS cu FROM job_runs GROUP BY 1, 2 ORDER BY 1',
   },
 ];
 
-/** `npm run demo`: the whole collector against the local simulator, no key and no network needed. */
-export async function runDemo(options: { databasePath: string }): Promise<void> {
+export interface DemoOptions {
+  databasePath: string;
+  /** How long the service runs before the demo stops by itself. @defaultValue 60 s */
+  durationMs?: number;
+  /** Environment of the demo's config (REDIS_URL, METRICS_PORT). @defaultValue process.env */
+  env?: NodeJS.ProcessEnv;
+  /** Ends the demo early (Ctrl-C). */
+  signal?: AbortSignal;
+  print?: (line: string) => void;
+}
+
+/**
+ * `npm run demo`: the whole service against the local simulator, no key and no network needed:
+ * the scheduler, the workers, /metrics and the database, on schedules of seconds, for a bounded time
+ * or until Ctrl-C. Without a Redis it says so in one line and runs every job twice, in-process.
+ */
+export async function runDemo(options: DemoOptions): Promise<void> {
+  const print = options.print ?? ((line: string) => console.log(line));
   const sim = await startSimulator({ port: 0, seed: 1, exports: { runningMs: 2_000 } });
-  const config = loadConfig({
-    env: { GLACIER_BASE_URL: sim.url, DATABASE_PATH: options.databasePath, LOG_LEVEL: 'info' },
-    file: demoFileConfig(),
-  });
+  const env = options.env ?? process.env;
+  const configFor = (file: unknown): Config =>
+    loadConfig({
+      env: {
+        REDIS_URL: env.REDIS_URL,
+        METRICS_PORT: env.METRICS_PORT ?? '9464',
+        METRICS_HOST: env.METRICS_HOST ?? '127.0.0.1',
+        LOG_LEVEL: env.LOG_LEVEL ?? 'info',
+        GLACIER_BASE_URL: sim.url,
+        DATABASE_PATH: options.databasePath,
+      },
+      file,
+    });
+  try {
+    const config = configFor(demoServiceConfig());
+    if (await redisAnswers(config.redisUrl)) {
+      await runServiceDemo(config, sim, options, print);
+    } else {
+      print(
+        `No Redis answers at ${config.redisUrl} (REDIS_URL), so the demo runs every job twice in-process instead of the service; start one with \`redis-server\` (or \`docker compose up -d redis\`) to see the whole service.`,
+      );
+      await runOneShotDemo(configFor(demoFileConfig()), print);
+    }
+  } finally {
+    await sim.close();
+  }
+}
+
+async function redisAnswers(url: string): Promise<boolean> {
+  const silent = { warn: () => undefined, info: () => undefined } as unknown as Parameters<
+    typeof connectRedis
+  >[1];
+  const redis = connectRedis(url, silent, 'glacier-collector:demo-probe');
+  try {
+    await redis.ping(1_000);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await redis.close();
+  }
+}
+
+async function runServiceDemo(
+  config: Config,
+  sim: SimulatorHandle,
+  options: DemoOptions,
+  print: (line: string) => void,
+): Promise<void> {
+  const service = await startService(config);
+  const durationMs = options.durationMs ?? 60_000;
+  try {
+    print(
+      [
+        '',
+        `The collector runs against the simulator at ${sim.url}, on schedules of seconds.`,
+        `  metrics:  ${service.url}/metrics   (health: ${service.url}/healthz, ${service.url}/readyz)`,
+        `  database: ${config.databasePath}   (sqlite3 ${config.databasePath})`,
+        `It stops by itself after ${Math.round(durationMs / 1000)} s, or on Ctrl-C. Try meanwhile:`,
+        `  sqlite3 ${config.databasePath} "SELECT job, status, rows_written FROM job_runs ORDER BY id DESC LIMIT 10"`,
+        '',
+      ].join('\n'),
+    );
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, durationMs);
+      options.signal?.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
+    });
+    printQueries(service.app.store, print);
+  } finally {
+    await service.close();
+  }
+}
+
+async function runOneShotDemo(config: Config, print: (line: string) => void): Promise<void> {
   const app = createApp(config);
   try {
-    app.log.info({ simulator: sim.url, database: config.databasePath }, 'demo: running every job twice');
     for (const round of [1, 2]) {
-      for (const name of jobNames) {
-        const payload = payloadFor(name, config);
-        if (!payload) continue;
-        const summary = await runJob(
-          name,
-          handlerFor(name),
-          name === 'exports' ? { ...payload, wait: true } : payload,
-          app,
-          {
-            scope: `demo round ${round}`,
-          },
-        );
+      for (const job of jobs) {
+        const prepared = job.scheduled ? job.prepare(config, { wait: true }) : undefined;
+        if (!prepared) continue;
+        const summary = await runJob(job.name, (_: undefined, ctx) => prepared.run(ctx), undefined, app, {
+          scope: `demo round ${round}`,
+        });
         if (summary.status === 'failed') process.exitCode = 1;
       }
     }
-    for (const q of queries) {
-      console.log(`\n${q.title}\n  ${q.sql.replace(/\s+/g, ' ')}`);
-      console.table(app.store.sqlite.prepare(q.sql).all());
-    }
-    console.log(
-      `\nThe database is ${config.databasePath}: open it with any SQLite client (sqlite3 ${options.databasePath}).`,
-    );
+    printQueries(app.store, print);
   } finally {
-    app.close();
-    await sim.close();
+    await app.close();
   }
+}
+
+function printQueries(store: Store, print: (line: string) => void): void {
+  for (const q of queries) {
+    print(`\n${q.title}\n  ${q.sql.replace(/\s+/g, ' ')}`);
+    console.table(store.sqlite.prepare(q.sql).all());
+  }
+  print(`\nThe database is ${store.path}: open it with any SQLite client (sqlite3 ${store.path}).`);
 }

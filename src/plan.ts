@@ -1,6 +1,6 @@
-import { rewardQueries } from '../jobs/rewards.js';
-import { seriesOf } from '../jobs/usage-metrics.js';
+import { jobs } from '../jobs/index.js';
 import type { Config } from './config/index.js';
+import type { Calls } from './job.js';
 import { readCron } from './schedule.js';
 import { formatTable } from './text-table.js';
 import { type EndpointName, endpoints, type TierName, tiers } from './upstream/endpoints.js';
@@ -32,9 +32,6 @@ export function runsPerDay(expression: string): number {
   return readCron(expression).runsPerDay();
 }
 
-/** Requests of one run, per endpoint. */
-type Calls = Partial<Record<EndpointName, number>>;
-
 function tally(calls: Calls): { requests: number; computeUnits: number } {
   let requests = 0;
   let computeUnits = 0;
@@ -45,19 +42,18 @@ function tally(calls: Calls): { requests: number; computeUnits: number } {
   return { requests, computeUnits };
 }
 
-/** Status reads assumed per export while it runs. */
-const POLLS_PER_EXPORT = 10;
-
 export function buildPlan(config: Config, tierName?: TierName): Plan {
-  const j = config.jobs;
   const plans: JobPlan[] = [];
-  const add = (job: string, schedule: string, steady: Calls, worst: Calls, note?: string) => {
-    const runs = runsPerDay(schedule);
-    const s = tally(steady);
-    const w = tally(worst);
+  for (const job of jobs) {
+    const when = job.schedule(config);
+    const cost = job.cost(config);
+    if (!job.scheduled || !when?.enabled || !cost) continue;
+    const runs = readCron(when.schedule, config.service.timezone).runsPerDay();
+    const s = tally(cost.steady);
+    const w = tally(cost.worst);
     plans.push({
-      job,
-      schedule,
+      job: job.name,
+      schedule: when.schedule,
       runsPerDay: round(runs),
       requestsPerRun: { steady: s.requests, worst: w.requests },
       computeUnitsPerRun: { steady: s.computeUnits, worst: w.computeUnits },
@@ -65,58 +61,8 @@ export function buildPlan(config: Config, tierName?: TierName): Plan {
         steady: Math.ceil(runs * s.computeUnits),
         worst: Math.ceil(runs * w.computeUnits),
       },
-      note,
+      note: cost.note,
     });
-  };
-  if (j.supply?.enabled) add('supply', j.supply.schedule, { supply: 1 }, { supply: 1 });
-  if (j.transactions?.enabled) {
-    const streams = j.transactions.networks.length * j.transactions.statuses.length;
-    const { schedule, maxPages } = j.transactions;
-    add(
-      'transactions',
-      schedule,
-      { transactions: streams },
-      { transactions: streams * maxPages },
-      `${streams} stream(s)`,
-    );
-  }
-  if (j.rewards?.enabled) {
-    const batches = rewardQueries(j.rewards).length;
-    const { schedule, maxPages, addresses, nodeIds } = j.rewards;
-    add(
-      'rewards',
-      schedule,
-      { rewards: batches },
-      { rewards: batches * maxPages },
-      `${batches} batch(es) for ${addresses.length} address(es) and ${nodeIds.length} node id(s)`,
-    );
-  }
-  if (j.usageMetrics?.enabled) {
-    const calls: Calls = {};
-    for (const source of j.usageMetrics.sources) {
-      for (const series of seriesOf(source)) calls[series.endpoint] = (calls[series.endpoint] ?? 0) + 1;
-    }
-    add('usage-metrics', j.usageMetrics.schedule, calls, calls);
-  }
-  if (j.signatures?.enabled) {
-    const n = new Set(j.signatures.txHashes).size;
-    add(
-      'signatures',
-      j.signatures.schedule,
-      {},
-      { signatures: n },
-      'each hash is fetched once; the worst case is the first run',
-    );
-  }
-  if (j.exports?.enabled) {
-    const n = j.exports.definitions.length;
-    add(
-      'exports',
-      j.exports.schedule,
-      { createExport: n, getOperation: n },
-      { createExport: n, getOperation: n * POLLS_PER_EXPORT },
-      `${n} definition(s); status reads assume up to ${POLLS_PER_EXPORT} per export`,
-    );
   }
   const total = plans.reduce(
     (t, p) => ({

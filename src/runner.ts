@@ -75,6 +75,8 @@ export interface RunSummary {
   computeUnits: number;
   durationMs: number;
   error?: Error | undefined;
+  /** The error and its causes as one line, secrets scrubbed: what job_runs and the queue keep. */
+  errorMessage?: string | undefined;
   continuations: Continuation[];
 }
 
@@ -131,6 +133,7 @@ export async function runJob<P>(
     computeUnits: usage.computeUnits,
     durationMs: finished - started,
     error,
+    errorMessage: message,
     // A JobFailedError may still ask for follow-ups; any other failure drops them.
     continuations: !error
       ? continuations

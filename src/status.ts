@@ -1,4 +1,4 @@
-import { configKeys, jobNames } from '../jobs/index.js';
+import { jobs as allJobs } from '../jobs/index.js';
 import type { Config } from './config/index.js';
 import { readCron } from './schedule.js';
 import {
@@ -65,8 +65,8 @@ export function collectStatus(config: Config, store: Store | undefined, now: Dat
   const latest = new Map((store ? listLatestJobRuns(store) : []).map((r) => [r.job, r]));
   const successes = new Map((store ? listLastSuccesses(store) : []).map((r) => [r.job, r.finishedAt]));
   const jobs: JobStatus[] = [];
-  for (const job of jobNames) {
-    const section = config.jobs[configKeys[job]];
+  for (const { name: job, scheduled, schedule } of allJobs) {
+    const section = scheduled ? schedule(config) : undefined;
     if (!section) continue;
     const run = latest.get(job);
     jobs.push({

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { databaseExists, exitTwoOnUsageErrors, failUsage } from './usage.js';
+import { databaseExists, failUsage } from './usage.js';
 
 interface RewardsFlags {
   from: string;
@@ -12,7 +12,7 @@ interface RewardsFlags {
 /** `report rewards`: the rewards of a range of UTC days with their value, for accounting. */
 export function registerReport(program: Command): void {
   const report = program.command('report').description('reports from the collected data');
-  const rewards = report
+  report
     .command('rewards')
     .description(
       'every reward whose end time falls between two UTC days (both included): date, address, node id, type, ' +
@@ -66,5 +66,4 @@ export function registerReport(program: Command): void {
         store.close();
       }
     });
-  exitTwoOnUsageErrors(rewards);
 }

@@ -161,6 +161,7 @@ export async function simulatorOptionsFromFlags(flags: {
   host?: string;
   seed?: string | number;
   faults?: string;
+  publicUrl?: string;
 }): Promise<SimulatorOptions> {
   const options: SimulatorOptions = {};
   const integer = (name: string, raw: string | number, min: number, max: number): number => {
@@ -174,6 +175,12 @@ export async function simulatorOptionsFromFlags(flags: {
   if (flags.seed !== undefined) options.seed = integer('seed', flags.seed, 0, 2 ** 32 - 1);
   if (flags.host !== undefined) options.host = flags.host;
   if (flags.faults !== undefined) options.faults = await loadFaultConfig(flags.faults);
+  if (flags.publicUrl !== undefined) {
+    if (!URL.canParse(flags.publicUrl) || !/^https?:$/.test(new URL(flags.publicUrl).protocol)) {
+      throw new Error(`--public-url must be an http(s) URL, got '${flags.publicUrl}'`);
+    }
+    options.publicUrl = flags.publicUrl;
+  }
   return options;
 }
 

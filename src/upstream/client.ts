@@ -3,6 +3,8 @@
  * Success is any 2xx: the upstream answers 201 for signatures and export creation and 200 elsewhere, and
  * a gateway answering 200 for a 201 endpoint (or the reverse) must not fail a job.
  */
+
+import { Agent } from 'undici';
 import { type Clock, systemClock } from '../clock.js';
 import type { Currency, Network } from './endpoints.js';
 import type {
@@ -15,7 +17,7 @@ import type {
   SubnetRpcGroupBy,
   TransactionStatus,
 } from './enums.js';
-import { type AttemptEvent, type CallContext, createTransport } from './http.js';
+import { type AttemptEvent, type CallContext, type ComputeUnitBudget, createTransport } from './http.js';
 import { parseJsonLossless } from './json.js';
 import { createMeter, type Meter } from './meter.js';
 import type { Page } from './paginate.js';
@@ -39,7 +41,7 @@ import {
   supplySchema,
   type Transaction,
 } from './schemas.js';
-import { abortableSleep, sharedDispatcher } from './wire.js';
+import { abortableSleep } from './wire.js';
 
 export interface DataApiClientOptions {
   /** e.g. `https://data-api.avax.network`; a trailing slash is fine, a path prefix is kept. */
@@ -68,6 +70,8 @@ export interface DataApiClientOptions {
   dispatcher?: import('undici').Dispatcher;
   /** Called after every attempt (logs, metrics). Must not throw. */
   onAttempt?: (e: AttemptEvent) => void;
+  /** A compute-unit budget shared with other processes (the service's, in Redis). @defaultValue none */
+  budget?: ComputeUnitBudget;
 }
 
 export interface CallOptions {
@@ -158,6 +162,8 @@ export interface DataApiClient {
   scoped(s: { meter?: Meter | undefined; signal?: AbortSignal | undefined }): DataApiClient;
   /** Lifetime totals of this client (of this view, for a scoped one). */
   readonly meter: Meter;
+  /** Closes the connection pool the client created (not a dispatcher it was given). Idempotent. */
+  close(): Promise<void>;
 }
 
 const MiB = 1024 * 1024;
@@ -182,6 +188,15 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
     throw new TypeError('apiKey must consist of visible ASCII characters (value not shown)');
   }
 
+  // Without a dispatcher the client owns a keep-alive pool of its own, closed by close().
+  const ownAgent = options.dispatcher
+    ? undefined
+    : new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 32 });
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= ownAgent ? ownAgent.close() : Promise.resolve();
+    return closing;
+  };
   const send = createTransport({
     baseUrl: options.baseUrl,
     apiKey: options.apiKey || undefined,
@@ -193,8 +208,9 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
     clock: options.clock ?? systemClock,
     sleep: options.sleep ?? abortableSleep,
     random: options.random ?? Math.random,
-    dispatcher: options.dispatcher ?? sharedDispatcher(),
+    dispatcher: options.dispatcher ?? ownAgent!,
     onAttempt: options.onAttempt,
+    budget: options.budget,
   });
 
   function view(meter: Meter, scope: CallContext): DataApiClient {
@@ -203,6 +219,7 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
 
     return {
       meter,
+      close,
       getSupply: (o) => send({ endpoint: 'supply', path: '/v1/avax/supply', schema: supplySchema }, ctx(o)),
 
       async listLatestTransactions(p = {}, o) {

@@ -69,6 +69,19 @@ export interface TransportOptions {
   random: () => number;
   dispatcher: Dispatcher;
   onAttempt?: ((e: AttemptEvent) => void) | undefined;
+  budget?: ComputeUnitBudget | undefined;
+}
+
+/**
+ * A compute-unit budget shared by every process that calls the API with one key (src/queue/budget.ts
+ * keeps it in Redis). Every attempt takes its endpoint's units before it is sent; a 429 pauses every
+ * holder of the budget, not only the call that got it.
+ */
+export interface ComputeUnitBudget {
+  /** Resolves when `computeUnits` may be spent now; rejects with `signal.reason` on abort. */
+  acquire(endpoint: EndpointName, computeUnits: number, signal: AbortSignal): Promise<void>;
+  /** The upstream answered 429: nobody sends anything for `delayMs`. Must not throw. */
+  pause(delayMs: number): void;
 }
 
 export type Send = <T>(spec: RequestSpec<T>, ctx: CallContext) => Promise<T>;
@@ -141,6 +154,12 @@ export function createTransport(options: TransportOptions): Send {
 
       let res: Dispatcher.ResponseData;
       try {
+        await options.budget?.acquire(spec.endpoint, computeUnits, callSignal);
+      } catch (err) {
+        checkCallAborted(err, attempt - 1);
+        throw err;
+      }
+      try {
         res = await request(url, { method, headers, body, signal, dispatcher: options.dispatcher });
       } catch (err) {
         return networkFault(err);
@@ -161,6 +180,7 @@ export function createTransport(options: TransportOptions): Send {
         const retryAfter = header(res.headers, 'retry-after');
         const rateLimitReset = header(res.headers, 'ratelimit-reset');
         const hinted = hintedDelayMs({ retryAfter, rateLimitReset, nowMs: clock.now() });
+        if (status === 429) options.budget?.pause(hinted ?? policy.baseDelayMs);
         const retryable = policy.retryableStatuses.has(status);
         const error = new UpstreamHttpError({
           ...where,

@@ -20,7 +20,7 @@ export {
   UpstreamNetworkError,
   UpstreamResponseError,
 } from './errors.js';
-export type { AttemptEvent } from './http.js';
+export type { AttemptEvent, ComputeUnitBudget } from './http.js';
 export { parseJsonLossless, toPlainDecimal } from './json.js';
 export { createMeter, type Meter, type MeterSnapshot } from './meter.js';
 export { type Page, type PaginateOptions, paginate } from './paginate.js';

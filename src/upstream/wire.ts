@@ -2,7 +2,7 @@
  * The wire-level pieces of the request loop: the shared agent, the sleep, query strings, bounded body
  * reads, and short descriptions of errors and schema issues.
  */
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 
 export type QueryValue = string | number | readonly string[] | undefined;
@@ -11,13 +11,6 @@ const MAX_ISSUES = 5;
 const ISSUES_LENGTH = 600;
 /** Query parameters whose values are credentials of a kind and stay out of events. */
 const SECRET_QUERY_PARAMS = new Set(['rlBypassApiToken']);
-
-let sharedAgent: Agent | undefined;
-/** One keep-alive agent for every client of the process, created on first use (nothing at import time). */
-export function sharedDispatcher(): Dispatcher {
-  sharedAgent ??= new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 32 });
-  return sharedAgent;
-}
 
 /** A sleep that ends early, rejecting with the signal's reason, when the signal aborts. */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { jobs } from '../../jobs/index.js';
+import { exportsJob } from '../../jobs/exports.js';
 import { runJob } from '../../src/runner.js';
 import { type Collector, evmExportPayload, startCollector } from '../support/collector.js';
 import { tempDir } from '../support/tmp.js';
@@ -21,7 +21,7 @@ describe('exports job', () => {
     const dir = tempDir();
     cleanupDir = dir.cleanup;
     const payload = evmExportPayload(dir.dir);
-    const result = await runJob('exports', jobs.exports, payload, c.deps);
+    const result = await runJob('exports', exportsJob, payload, c.deps);
     expect(result.status).toBe('succeeded');
     const op = c.store.sqlite.prepare('SELECT * FROM export_operations').get() as Record<string, string>;
     expect(op).toMatchObject({
@@ -43,7 +43,7 @@ describe('exports job', () => {
     expect(bytes.toString().split('\n')[0]).toMatch(/tx/i);
 
     // The same window is not exported twice.
-    const again = await runJob('exports', jobs.exports, payload, c.deps);
+    const again = await runJob('exports', exportsJob, payload, c.deps);
     expect(again.status).toBe('succeeded');
     expect(c.sim.requests.filter((r) => r.endpoint === 'createExport')).toHaveLength(1);
   });
@@ -53,7 +53,7 @@ describe('exports job', () => {
     const c = collector;
     const dir = tempDir();
     cleanupDir = dir.cleanup;
-    const result = await runJob('exports', jobs.exports, evmExportPayload(dir.dir, { lastDays: 25 }), c.deps);
+    const result = await runJob('exports', exportsJob, evmExportPayload(dir.dir, { lastDays: 25 }), c.deps);
     expect(result.status).toBe('succeeded');
     const ops = c.store.sqlite
       .prepare(

@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { jobs } from '../../jobs/index.js';
+import { rewards } from '../../jobs/rewards.js';
+import { signatures } from '../../jobs/signatures.js';
+import { supply } from '../../jobs/supply.js';
+import { transactions } from '../../jobs/transactions.js';
+import { usageMetrics } from '../../jobs/usage-metrics.js';
 import { demoAddress, demoCb58, demoNodeId } from '../../src/demo-config.js';
 import { type JobHandler, runJob } from '../../src/runner.js';
 import { type Collector, requestCount, startCollector } from '../support/collector.js';
@@ -36,7 +40,7 @@ const rewardsPayload = {
 describe('supply job', () => {
   it('stores exactly the snapshot served, once per lastUpdated', async () => {
     const c = await setup();
-    const first = await run(c, 'supply', jobs.supply, {});
+    const first = await run(c, 'supply', supply, {});
     expect(first).toMatchObject({ status: 'succeeded', rowsWritten: 1, requests: 1, computeUnits: 1 });
     const served = c.sim.served.supply[0]!;
     expect(rowsOf(c, 'SELECT * FROM supply_snapshots')).toEqual([
@@ -55,16 +59,16 @@ describe('supply job', () => {
         fetched_at: new Date(c.clock.now()).toISOString(),
       },
     ]);
-    expect((await run(c, 'supply', jobs.supply, {})).rowsWritten).toBe(0);
+    expect((await run(c, 'supply', supply, {})).rowsWritten).toBe(0);
     c.clock.advance(3_600_000);
-    expect((await run(c, 'supply', jobs.supply, {})).rowsWritten).toBe(1);
+    expect((await run(c, 'supply', supply, {})).rowsWritten).toBe(1);
   });
 });
 
 describe('transactions job', () => {
   it('stores exactly what was served, then only what is new, with one request when nothing is', async () => {
     const c = await setup({ sim: { txPerMinute: 120 } });
-    const first = await run(c, 'transactions', jobs.transactions, txPayload);
+    const first = await run(c, 'transactions', transactions, txPayload);
     expect(first).toMatchObject({ status: 'succeeded', rowsWritten: 300, requests: 3, computeUnits: 60 });
     const served = new Map(c.sim.served.transactions.map((t) => [`${t.chainId}:${t.txHash}`, t]));
     const rows = rowsOf(c, 'SELECT * FROM transactions');
@@ -89,13 +93,13 @@ describe('transactions job', () => {
     }
 
     const before = requestCount(c.sim, 'transactions');
-    const idle = await run(c, 'transactions', jobs.transactions, txPayload);
+    const idle = await run(c, 'transactions', transactions, txPayload);
     expect(idle).toMatchObject({ rowsWritten: 0, requests: 1 });
     expect(requestCount(c.sim, 'transactions') - before).toBe(1);
 
     c.clock.advance(60_000); // 120 new transactions
     const truthBefore = c.sim.truth.transactions({ network: 'mainnet' });
-    const next = await run(c, 'transactions', jobs.transactions, txPayload);
+    const next = await run(c, 'transactions', transactions, txPayload);
     expect(next.rowsWritten).toBe(120);
     const stored = new Set(
       rowsOf(c, 'SELECT chain_id, tx_hash FROM transactions').map((r) => `${r.chain_id}:${r.tx_hash}`),
@@ -105,7 +109,7 @@ describe('transactions job', () => {
 
   it('keeps one stream per network and status', async () => {
     const c = await setup();
-    await run(c, 'transactions', jobs.transactions, {
+    await run(c, 'transactions', transactions, {
       networks: ['mainnet', 'fuji'],
       statuses: ['success', 'failed'],
       pageSize: 10,
@@ -128,7 +132,7 @@ describe('transactions job', () => {
 describe('rewards job', () => {
   it('stores every reward of the addresses and node ids exactly once, with exact prices', async () => {
     const c = await setup();
-    const result = await run(c, 'rewards', jobs.rewards, rewardsPayload);
+    const result = await run(c, 'rewards', rewards, rewardsPayload);
     expect(result.status).toBe('succeeded');
     const expected = new Map(
       [
@@ -170,7 +174,7 @@ describe('rewards job', () => {
     expect(byAddress.n).toBe(c.sim.truth.rewards('mainnet', { addresses: [rewardAddresses[0]!] }).length);
 
     const before = requestCount(c.sim, 'rewards');
-    const idle = await run(c, 'rewards', jobs.rewards, rewardsPayload);
+    const idle = await run(c, 'rewards', rewards, rewardsPayload);
     expect(idle.rowsWritten).toBe(0);
     expect(requestCount(c.sim, 'rewards') - before).toBe(2); // one page per batch
   });
@@ -178,7 +182,7 @@ describe('rewards job', () => {
   it('asks for 1,000 addresses in a dozen requests, not a thousand', async () => {
     const c = await setup();
     const addresses = Array.from({ length: 1000 }, (_, i) => demoAddress(`holder-${i}`));
-    const result = await run(c, 'rewards', jobs.rewards, {
+    const result = await run(c, 'rewards', rewards, {
       ...rewardsPayload,
       addresses,
       nodeIds: [],
@@ -196,12 +200,12 @@ describe('rewards job', () => {
 
   it('picks up prices that appear once a reward is older than 24 hours', async () => {
     const c = await setup();
-    await run(c, 'rewards', jobs.rewards, rewardsPayload);
+    await run(c, 'rewards', rewards, rewardsPayload);
     const unpricedSql =
       'SELECT utxo_id, end_timestamp FROM rewards WHERE utxo_id NOT IN (SELECT utxo_id FROM reward_prices)';
     const unpriced = rowsOf(c, unpricedSql).length;
     c.clock.advance(26 * 3_600_000);
-    await run(c, 'rewards', jobs.rewards, rewardsPayload);
+    await run(c, 'rewards', rewards, rewardsPayload);
     const stillUnpriced = rowsOf(c, unpricedSql);
     const cutoff = (c.clock.now() - 24 * 3_600_000) / 1000;
     for (const r of stillUnpriced) expect(r.end_timestamp as number).toBeGreaterThan(cutoff - 3_600);
@@ -235,7 +239,7 @@ describe('usage-metrics job', () => {
 
   it('stores every bucket served, and updates the current bucket on the next run', async () => {
     const c = await setup();
-    const first = await run(c, 'usage-metrics', jobs['usage-metrics'], payload);
+    const first = await run(c, 'usage-metrics', usageMetrics, payload);
     expect(first).toMatchObject({ status: 'succeeded', requests: 4, computeUnits: 800 });
     const servedValues = c.sim.served.usageMetrics.reduce(
       (n, s) =>
@@ -245,7 +249,7 @@ describe('usage-metrics job', () => {
     expect(rowsOf(c, 'SELECT COUNT(*) AS n FROM usage_metrics')[0]!.n).toBe(servedValues);
     expect(first.rowsWritten).toBe(servedValues);
 
-    const idle = await run(c, 'usage-metrics', jobs['usage-metrics'], payload);
+    const idle = await run(c, 'usage-metrics', usageMetrics, payload);
     expect(idle).toMatchObject({ rowsWritten: 0, requests: 4 });
 
     const newestStored = rowsOf(
@@ -253,7 +257,7 @@ describe('usage-metrics job', () => {
       "SELECT MAX(bucket_timestamp) AS t FROM usage_metrics WHERE source = 'dataApi'",
     )[0]!.t;
     c.clock.advance(20 * 60_000);
-    const later = await run(c, 'usage-metrics', jobs['usage-metrics'], payload);
+    const later = await run(c, 'usage-metrics', usageMetrics, payload);
     expect(later.rowsWritten).toBeGreaterThan(0);
     const lastAsked = c.sim.requests.filter((r) => r.endpoint === 'apiUsageMetrics').at(-1)!;
     expect(Number(lastAsked.query.startTimestamp)).toBe(newestStored);
@@ -264,12 +268,12 @@ describe('signatures job', () => {
   it('fetches each hash once', async () => {
     const c = await setup();
     const payload = { network: 'mainnet' as const, txHashes: [demoCb58('a'), demoCb58('b')] };
-    const first = await run(c, 'signatures', jobs.signatures, payload);
+    const first = await run(c, 'signatures', signatures, payload);
     expect(first).toMatchObject({ rowsWritten: 2, requests: 2, computeUnits: 40 });
     const rows = rowsOf(c, 'SELECT tx_hash, signed_message FROM signatures ORDER BY tx_hash');
     for (const row of rows)
       expect(row.signed_message).toBe(c.sim.truth.signature('mainnet', row.tx_hash as string));
-    const again = await run(c, 'signatures', jobs.signatures, payload);
+    const again = await run(c, 'signatures', signatures, payload);
     expect(again).toMatchObject({ rowsWritten: 0, requests: 0 });
   });
 });

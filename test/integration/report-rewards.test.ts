@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobs } from '../../jobs/index.js';
+import { rewards } from '../../jobs/rewards.js';
 import { demoAddress, demoNodeId } from '../../src/demo-config.js';
 import { buildRewardsReport, ReportError } from '../../src/report/rewards.js';
 import { runJob } from '../../src/runner.js';
@@ -28,7 +28,7 @@ beforeAll(async () => {
   for (const currency of ['usd', 'eur'] as const) {
     const summary = await runJob(
       'rewards',
-      jobs.rewards,
+      rewards,
       { network: 'mainnet', addresses, nodeIds: [nodeId], currency, pageSize: 100, maxPages: 100 },
       c.deps,
     );

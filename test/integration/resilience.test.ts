@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { jobs } from '../../jobs/index.js';
+import { exportsJob } from '../../jobs/exports.js';
+import { rewards } from '../../jobs/rewards.js';
+import { supply } from '../../jobs/supply.js';
+import { transactions } from '../../jobs/transactions.js';
 import { demoAddress } from '../../src/demo-config.js';
 import { runJob } from '../../src/runner.js';
 import { type Collector, evmExportPayload, requestCount, startCollector } from '../support/collector.js';
@@ -27,7 +30,7 @@ describe('resilience against upstream faults', () => {
         transactions: { plan: [{ status: 503 }, { status: 502 }, { kind: 'ok' }, { status: 500 }] },
       },
     });
-    const result = await runJob('transactions', jobs.transactions, txPayload, c.deps);
+    const result = await runJob('transactions', transactions, txPayload, c.deps);
     expect(result).toMatchObject({ status: 'succeeded', rowsWritten: 300 });
     expect(result.requests).toBe(6); // 3 pages + 3 failed attempts, all charged
     expect(c.delays).toHaveLength(3);
@@ -38,7 +41,7 @@ describe('resilience against upstream faults', () => {
     collector = await startCollector();
     const c = collector;
     c.sim.setFaults({ endpoints: { supply: { plan: [{ status: 429, retryAfterSeconds: 7 }] } } });
-    const result = await runJob('supply', jobs.supply, {}, c.deps);
+    const result = await runJob('supply', supply, {}, c.deps);
     expect(result.status).toBe('succeeded');
     expect(c.delays[0]).toBeGreaterThanOrEqual(7_000);
   });
@@ -47,7 +50,7 @@ describe('resilience against upstream faults', () => {
     collector = await startCollector();
     const c = collector;
     c.sim.setFaults({ endpoints: { transactions: { plan: [{ kind: 'malformed' }] } } });
-    const result = await runJob('transactions', jobs.transactions, txPayload, c.deps);
+    const result = await runJob('transactions', transactions, txPayload, c.deps);
     expect(result.status).toBe('failed');
     expect(count(c, 'transactions')).toBe(0);
     expect(count(c, 'sync_state')).toBe(0);
@@ -60,10 +63,10 @@ describe('resilience against upstream faults', () => {
     collector = await startCollector();
     const c = collector;
     c.sim.setFaults({ endpoints: { transactions: { plan: [{ kind: 'ok' }, { kind: 'truncate' }] } } });
-    const failed = await runJob('transactions', jobs.transactions, txPayload, c.deps);
+    const failed = await runJob('transactions', transactions, txPayload, c.deps);
     expect(failed.status).toBe('failed');
     expect(count(c, 'transactions')).toBe(100);
-    const resumed = await runJob('transactions', jobs.transactions, txPayload, c.deps);
+    const resumed = await runJob('transactions', transactions, txPayload, c.deps);
     expect(resumed.status).toBe('succeeded');
     const truth = c.sim.truth.transactions({ network: 'mainnet' }).slice(0, 300);
     const stored = new Set(
@@ -81,9 +84,9 @@ describe('resilience against upstream faults', () => {
     collector = await startCollector();
     const c = collector;
     c.sim.setFaults({ all: { extraFieldsRate: 1 } });
-    const rewards = await runJob(
+    const rewardsRun = await runJob(
       'rewards',
-      jobs.rewards,
+      rewards,
       {
         network: 'mainnet',
         addresses: [demoAddress('x')],
@@ -94,16 +97,16 @@ describe('resilience against upstream faults', () => {
       },
       c.deps,
     );
-    expect(rewards.status).toBe('succeeded');
-    expect((await runJob('transactions', jobs.transactions, txPayload, c.deps)).status).toBe('succeeded');
-    expect((await runJob('supply', jobs.supply, {}, c.deps)).status).toBe('succeeded');
+    expect(rewardsRun.status).toBe('succeeded');
+    expect((await runJob('transactions', transactions, txPayload, c.deps)).status).toBe('succeeded');
+    expect((await runJob('supply', supply, {}, c.deps)).status).toBe('succeeded');
   });
 
   it('a 4xx is not retried', async () => {
     collector = await startCollector();
     const c = collector;
     c.sim.setFaults({ endpoints: { supply: { plan: [{ status: 403 }] } } });
-    const result = await runJob('supply', jobs.supply, {}, c.deps);
+    const result = await runJob('supply', supply, {}, c.deps);
     expect(result.status).toBe('failed');
     expect(requestCount(c.sim, 'supply')).toBe(1);
     expect(lastRun(c).error).toContain('403');
@@ -119,11 +122,11 @@ describe('secrets', () => {
     });
     const c = collector;
     c.sim.setFaults({ endpoints: { supply: { plan: [{ status: 401 }] } } });
-    await runJob('supply', jobs.supply, {}, c.deps);
-    await runJob('transactions', jobs.transactions, txPayload, c.deps);
+    await runJob('supply', supply, {}, c.deps);
+    await runJob('transactions', transactions, txPayload, c.deps);
     const dir = tempDir();
     try {
-      const exportsRun = await runJob('exports', jobs.exports, evmExportPayload(dir.dir), c.deps);
+      const exportsRun = await runJob('exports', exportsJob, evmExportPayload(dir.dir), c.deps);
       expect(exportsRun.status).toBe('succeeded');
     } finally {
       dir.cleanup();

@@ -1,7 +1,9 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobs } from '../../jobs/index.js';
+import { exportsJob } from '../../jobs/exports.js';
+import { rewards } from '../../jobs/rewards.js';
+import { supply } from '../../jobs/supply.js';
 import { createManualClock } from '../../src/clock.js';
 import { demoAddress } from '../../src/demo-config.js';
 import { runJob } from '../../src/runner.js';
@@ -24,10 +26,10 @@ beforeAll(async () => {
   c = await startCollector({ clock: createManualClock(Date.now()) });
   ({ dir, cleanup } = tempDir('glacier-status-'));
   const addresses = [demoAddress('status-holder')];
-  await runJob('supply', jobs.supply, {}, c.deps);
+  await runJob('supply', supply, {}, c.deps);
   await runJob(
     'rewards',
-    jobs.rewards,
+    rewards,
     { network: 'mainnet', addresses, nodeIds: [], currency: 'usd', pageSize: 100, maxPages: 2 },
     c.deps,
   );
@@ -40,7 +42,7 @@ beforeAll(async () => {
     c.deps,
   );
   // An export left running: the simulator's operations finish only when its clock moves on.
-  await runJob('exports', jobs.exports, { ...evmExportPayload(join(dir, 'exports')), wait: false }, c.deps);
+  await runJob('exports', exportsJob, { ...evmExportPayload(join(dir, 'exports')), wait: false }, c.deps);
   const configPath = join(dir, 'glacier-collector.json');
   writeFileSync(
     configPath,

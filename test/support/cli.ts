@@ -52,3 +52,63 @@ function collect(child: ChildProcessByStdio<null, Readable, Readable>): Promise<
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+export interface CliProcess {
+  child: ReturnType<typeof spawn>;
+  /** Everything printed so far, stdout and stderr interleaved. */
+  output(): string;
+  /** Resolves when the output matches `pattern` (rejects after `timeoutMs`). */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  exited: Promise<number | null>;
+}
+
+/** Starts the CLI as a long-running process (`start`, `simulator`), as a user would. */
+export function spawnCli(args: string[], env: Record<string, string> = {}): CliProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const listeners = new Set<() => void>();
+  const onData = (d: Buffer) => {
+    out += d.toString();
+    for (const l of listeners) l();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => out,
+    exited,
+    waitForOutput(pattern, timeoutMs = 20_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (pattern.test(out)) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(
+            new Error(`no output matching ${pattern} within ${timeoutMs} ms; output:\n${out.slice(-3000)}`),
+          );
+        }, timeoutMs);
+        listeners.add(check);
+        void exited.then(() => {
+          if (listeners.has(check)) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            reject(
+              new Error(`process exited before output matching ${pattern}; output:\n${out.slice(-3000)}`),
+            );
+          }
+        });
+        check();
+      });
+    },
+  };
+}

@@ -1,0 +1,142 @@
+import type { Redis } from 'ioredis';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { ComputeUnitBudget, EndpointName } from '../upstream/index.js';
+import { abortableSleep } from '../upstream/wire.js';
+
+/**
+ * The compute-unit budget of one API key, shared by every worker through Redis: each request takes
+ * its endpoint's units before it is sent, so N workers together stay within the key's limits.
+ *
+ * - Windows are aligned to the clock (the minute, the UTC day), as the API counts them: each window
+ *   is its own rate-limiter-flexible key (`m<minute>`, `d<day>`), so two windows never overlap and a
+ *   burst at a window's end cannot double up with the next one's.
+ * - A request that does not fit waits for the next minute; one that does not fit today fails the
+ *   call with BudgetExhaustedError (the queue holds every job until the day turns).
+ * - A 429 from the API pauses every holder of the budget for its `retry-after`: one shared key whose
+ *   time to live is the pause.
+ */
+export interface SharedBudget extends ComputeUnitBudget {
+  snapshot(): Promise<BudgetSnapshot>;
+  /** Milliseconds the budget is paused for after a 429 (0 when not paused). */
+  pausedForMs(): Promise<number>;
+}
+
+export interface BudgetSnapshot {
+  perMinute: number;
+  perDay: number;
+  remainingMinute: number;
+  remainingDay: number;
+}
+
+/** The day's compute units are spent: nothing more is sent until the UTC day turns. */
+export class BudgetExhaustedError extends Error {
+  override readonly name = 'BudgetExhaustedError';
+  constructor(
+    readonly perDay: number,
+    /** Until the next UTC day. */
+    readonly retryAfterMs: number,
+  ) {
+    super(
+      `the compute-unit budget of ${perDay} CU per day is spent; requests resume in ${Math.ceil(retryAfterMs / 60_000)} min (budget.computeUnitsPerDay)`,
+    );
+  }
+}
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+export interface BudgetOptions {
+  redis: Redis;
+  /** Key prefix, e.g. `glacier:budget`. */
+  prefix: string;
+  perMinute: number;
+  perDay: number;
+  clock: Clock;
+  log: Logger;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export function createSharedBudget(o: BudgetOptions): SharedBudget {
+  const sleep = o.sleep ?? abortableSleep;
+  const minute = new RateLimiterRedis({
+    storeClient: o.redis,
+    keyPrefix: `${o.prefix}:cu`,
+    points: o.perMinute,
+    duration: 60,
+  });
+  const day = new RateLimiterRedis({
+    storeClient: o.redis,
+    keyPrefix: `${o.prefix}:cu`,
+    points: o.perDay,
+    duration: 86_400,
+  });
+  const pauseKey = `${o.prefix}:paused`;
+  const minuteKey = (now: number) => `m${Math.floor(now / MINUTE_MS)}`;
+  const dayKey = (now: number) => `d${Math.floor(now / DAY_MS)}`;
+
+  /** Consumes `cu`; undefined on success, else the RateLimiterRes of the refusal (points given back). */
+  async function take(
+    limiter: RateLimiterRedis,
+    key: string,
+    cu: number,
+  ): Promise<RateLimiterRes | undefined> {
+    try {
+      await limiter.consume(key, cu);
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      // A refused consume still counted its points: give them back so the window stays exact.
+      await limiter.reward(key, cu);
+      return err;
+    }
+  }
+
+  const pausedForMs = async () => Math.max(0, await o.redis.pttl(pauseKey));
+
+  return {
+    pausedForMs,
+    async acquire(endpoint: EndpointName, cu: number, signal: AbortSignal) {
+      if (cu > o.perMinute) {
+        throw new Error(
+          `${endpoint} costs ${cu} CU, more than budget.computeUnitsPerMinute (${o.perMinute})`,
+        );
+      }
+      for (;;) {
+        signal.throwIfAborted();
+        const paused = await pausedForMs();
+        if (paused > 0) {
+          await sleep(paused, signal);
+          continue;
+        }
+        const now = o.clock.now();
+        if (await take(day, dayKey(now), cu)) {
+          throw new BudgetExhaustedError(o.perDay, DAY_MS - (now % DAY_MS));
+        }
+        if (!(await take(minute, minuteKey(now), cu))) return;
+        await day.reward(dayKey(now), cu);
+        await sleep(MINUTE_MS - (now % MINUTE_MS) + 5, signal);
+      }
+    },
+    pause(delayMs) {
+      const ms = Math.max(1, Math.ceil(delayMs));
+      // Only ever lengthen a pause: NX sets a new one, GT extends a shorter one (Redis 7).
+      o.redis
+        .set(pauseKey, '1', 'PX', ms, 'NX')
+        .then((set) => (set ? undefined : o.redis.pexpire(pauseKey, ms, 'GT')))
+        .catch((err: Error) => o.log.warn({ err: err.message }, 'could not share a 429 pause through Redis'));
+      o.log.warn({ pauseMs: ms }, 'the API answered 429: every worker pauses');
+    },
+    async snapshot() {
+      const now = o.clock.now();
+      const [m, d] = await Promise.all([minute.get(minuteKey(now)), day.get(dayKey(now))]);
+      return {
+        perMinute: o.perMinute,
+        perDay: o.perDay,
+        remainingMinute: Math.max(0, o.perMinute - (m?.consumedPoints ?? 0)),
+        remainingDay: Math.max(0, o.perDay - (d?.consumedPoints ?? 0)),
+      };
+    },
+  };
+}

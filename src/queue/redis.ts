@@ -1,0 +1,149 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from '../logger.js';
+
+/**
+ * The service's Redis connections, per BullMQ's production guidance
+ * (https://docs.bullmq.io/guide/going-to-production):
+ * - `worker`: `maxRetriesPerRequest: null`, so a blocking command waits out an outage instead of
+ *   failing the worker;
+ * - `producer` (queue adds, the budget, readiness): no offline queue, so a call fails at once while
+ *   Redis is away instead of piling up in memory.
+ * Both reconnect for ever with capped, jittered backoff. Redis itself must run with
+ * `maxmemory-policy noeviction` (checked at start: BullMQ's keys must never be evicted).
+ *
+ * An outage is logged once, with where the service looked and how to get a Redis, and its end once:
+ * the reconnect attempts in between are silent (no stack traces, no flood).
+ */
+export interface RedisConnections {
+  producer: Redis;
+  worker: Redis;
+  /** REDIS_URL with its password masked. */
+  readonly where: string;
+  /** True while the producer connection is ready. */
+  isUp(): boolean;
+  /** PING within `timeoutMs`; the readiness check. */
+  ping(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const MAX_RECONNECT_DELAY_MS = 10_000;
+
+/** Reconnect delay after `times` failed attempts: exponential from 200 ms, capped at 10 s, ±25 % jitter. */
+export function reconnectDelayMs(times: number, random: () => number = Math.random): number {
+  const capped = Math.min(MAX_RECONNECT_DELAY_MS, 200 * 2 ** Math.min(times, 10));
+  return Math.round(capped * (0.75 + random() * 0.5));
+}
+
+export function maskRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable REDIS_URL)';
+  }
+}
+
+export function connectRedis(url: string, log: Logger, name = 'glacier-collector'): RedisConnections {
+  const where = maskRedisUrl(url);
+  const base: RedisOptions = {
+    connectionName: name,
+    retryStrategy: (times) => reconnectDelayMs(times),
+    // Without this ioredis logs "[ioredis] Unhandled error event" to stderr for every attempt.
+    lazyConnect: false,
+  };
+  const producer = new Redis(url, { ...base, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  const worker = new Redis(url, { ...base, maxRetriesPerRequest: null });
+
+  let up = false;
+  let downSince: number | undefined;
+  let lastError = '';
+  const onError = (err: Error) => {
+    lastError = describeRedisError(err);
+    if (downSince !== undefined) return;
+    downSince = Date.now();
+    up = false;
+    log.warn(
+      `Redis is not reachable at ${where} (REDIS_URL): ${lastError}. Start one with \`redis-server\`, ` +
+        'or `docker compose up -d redis`; retrying in the background (up to every 10 s), /readyz says not ready until then.',
+    );
+  };
+  const onReady = () => {
+    up = true;
+    if (downSince !== undefined) {
+      log.info({ downForMs: Date.now() - downSince }, `Redis is back at ${where}`);
+      downSince = undefined;
+    }
+  };
+  for (const conn of [producer, worker]) conn.on('error', onError);
+  producer.on('ready', onReady);
+  producer.on('close', () => {
+    up = false;
+  });
+
+  let closed: Promise<void> | undefined;
+  return {
+    producer,
+    worker,
+    where,
+    isUp: () => up,
+    async ping(timeoutMs = 1_000) {
+      let timer: NodeJS.Timeout | undefined;
+      let onReady: (() => void) | undefined;
+      try {
+        await new Promise<void>((resolve, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+          // A connection still (re)connecting has no offline queue: wait for it to be ready first.
+          const send = () => producer.ping().then(() => resolve(), reject);
+          if (producer.status === 'ready') send();
+          else {
+            onReady = send;
+            producer.once('ready', onReady);
+          }
+        });
+      } catch (err) {
+        throw new Error(`Redis at ${where}: ${describeRedisError(err as Error)}`, { cause: err });
+      } finally {
+        clearTimeout(timer);
+        if (onReady) producer.off('ready', onReady);
+      }
+    },
+    close() {
+      closed ??= (async () => {
+        for (const conn of [producer, worker]) {
+          conn.removeAllListeners('error');
+          conn.on('error', () => undefined);
+          // quit() waits for pending replies; disconnect() when the server is gone anyway.
+          if (conn.status === 'ready') await conn.quit().catch(() => conn.disconnect());
+          else conn.disconnect();
+        }
+      })();
+      return closed;
+    },
+  };
+}
+
+/** "connect ECONNREFUSED 127.0.0.1:6379" rather than an AggregateError with a stack. */
+export function describeRedisError(err: Error): string {
+  if (err instanceof AggregateError && err.errors.length > 0)
+    return describeRedisError(err.errors[0] as Error);
+  return err.message || err.name;
+}
+
+/**
+ * BullMQ needs `maxmemory-policy noeviction`: under memory pressure any other policy silently drops
+ * job keys. Returns a warning to log, or undefined when the policy is right or cannot be read
+ * (managed Redis services often disable CONFIG).
+ */
+export async function checkEvictionPolicy(redis: Redis): Promise<string | undefined> {
+  try {
+    const reply = (await redis.config('GET', 'maxmemory-policy')) as string[];
+    const policy = reply[1];
+    if (policy && policy !== 'noeviction') {
+      return `Redis maxmemory-policy is "${policy}": BullMQ needs "noeviction" (set it in redis.conf or with CONFIG SET), or jobs can be lost under memory pressure`;
+    }
+  } catch {
+    // CONFIG disabled: nothing to check.
+  }
+  return undefined;
+}

@@ -1,0 +1,74 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runDemo } from '../../../src/demo.js';
+import { freePort } from '../../support/redis-server.js';
+import { tempDir } from '../../support/tmp.js';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+describe('npm run demo', () => {
+  it('runs the whole service against the simulator, serves /metrics and the database, and stops', async () => {
+    const { dir, cleanup } = tempDir('glacier-demo-');
+    cleanups.push(cleanup);
+    const databasePath = join(dir, 'demo.db');
+    const port = await freePort();
+    const lines: string[] = [];
+    const abort = new AbortController();
+    const demo = runDemo({
+      databasePath,
+      durationMs: 30_000,
+      env: { METRICS_PORT: String(port), LOG_LEVEL: 'warn' },
+      signal: abort.signal,
+      print: (l) => lines.push(l),
+    });
+    // Stop once the first rounds are in: the demo prints the queries and closes everything.
+    for (let i = 0; i < 200; i++) {
+      const health = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+      if (health?.ok) {
+        const db = new Database(databasePath, { readonly: true });
+        const jobs = db
+          .prepare("SELECT COUNT(DISTINCT job) AS n FROM job_runs WHERE status = 'succeeded'")
+          .get() as {
+          n: number;
+        };
+        db.close();
+        if (jobs.n >= 5) break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    abort.abort();
+    await demo;
+    const out = lines.join('\n');
+    expect(out).toContain(`http://127.0.0.1:${port}/metrics`);
+    expect(out).toContain(databasePath);
+    expect(out).toContain('Transactions per chain');
+    const db = new Database(databasePath, { readonly: true });
+    const jobs = db.prepare("SELECT DISTINCT job FROM job_runs WHERE status = 'succeeded'").all() as {
+      job: string;
+    }[];
+    db.close();
+    expect(jobs.map((j) => j.job).sort()).toEqual(
+      expect.arrayContaining(['rewards', 'signatures', 'supply', 'transactions', 'usage-metrics']),
+    );
+    // Everything was closed: the port is free again.
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  });
+
+  it('without Redis says so in one line and runs the one-shot rounds', async () => {
+    const { dir, cleanup } = tempDir('glacier-demo-');
+    cleanups.push(cleanup);
+    const lines: string[] = [];
+    const port = await freePort();
+    await runDemo({
+      databasePath: join(dir, 'demo.db'),
+      env: { REDIS_URL: `redis://127.0.0.1:${port}`, LOG_LEVEL: 'warn' },
+      print: (l) => lines.push(l),
+    });
+    expect(lines[0]).toMatch(/^No Redis answers at redis:\/\/127\.0\.0\.1:\d+/);
+    expect(lines.join('\n')).toContain('Job runs');
+  });
+});

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { Redis } from 'ioredis';
+import { type Config, loadConfig } from '../../src/config/index.js';
+import { createLogger, type Logger } from '../../src/logger.js';
+import { type Service, type ServiceOptions, startService } from '../../src/service.js';
+import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
+import { tempDir } from './tmp.js';
+
+/** A log sink whose lines a test can read back. */
+export function captureLog(level: 'debug' | 'info' = 'debug'): { log: Logger; text: () => string } {
+  let text = '';
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      text += chunk.toString();
+      done();
+    },
+  });
+  return { log: createLogger({ level, pretty: false, destination: sink }), text: () => text };
+}
+
+export interface ServiceHarness {
+  sim: SimulatorHandle;
+  dir: string;
+  dbPath: string;
+  /** A BullMQ prefix of this test's own on the shared Redis. */
+  prefix: string;
+  config(file: Record<string, unknown>, env?: Record<string, string>): Config;
+  start(config: Config, options?: ServiceOptions): Promise<Service>;
+  close(): Promise<void>;
+}
+
+/** The simulator on port 0, a SQLite file, a unique queue prefix; every service started is closed. */
+export async function serviceHarness(
+  options: { sim?: SimulatorOptions; redisUrl?: string } = {},
+): Promise<ServiceHarness> {
+  const sim = await startSimulator({ port: 0, seed: 7, ...options.sim });
+  const { dir, cleanup } = tempDir('glacier-svc-');
+  const dbPath = join(dir, 'collector.db');
+  const prefix = `t${randomBytes(4).toString('hex')}`;
+  const redisUrl = options.redisUrl ?? 'redis://127.0.0.1:6379';
+  const services: Service[] = [];
+  return {
+    sim,
+    dir,
+    dbPath,
+    prefix,
+    config(file, env = {}) {
+      const service = (file.service ?? {}) as Record<string, unknown>;
+      return loadConfig({
+        env: {
+          GLACIER_BASE_URL: sim.url,
+          DATABASE_PATH: dbPath,
+          REDIS_URL: redisUrl,
+          METRICS_HOST: '127.0.0.1',
+          METRICS_PORT: '0',
+          LOG_LEVEL: 'warn',
+          ...env,
+        },
+        file: { ...file, service: { queuePrefix: prefix, shutdownGrace: '5s', ...service } },
+      });
+    },
+    async start(config, serviceOptions = {}) {
+      const svc = await startService(config, { log: captureLog().log, ...serviceOptions });
+      services.push(svc);
+      return svc;
+    },
+    async close() {
+      await Promise.allSettled(services.map((s) => s.close()));
+      await sim.close();
+      await deletePrefix(redisUrl, prefix);
+      cleanup();
+    },
+  };
+}
+
+/** Removes every key of a test's prefix from Redis. */
+async function deletePrefix(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => null, lazyConnect: true });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length) await redis.del(...keys);
+    } while (cursor !== '0');
+  } catch {
+    // A private Redis already stopped: nothing to clean.
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Polls `fn` until it returns a truthy value (or throws after `timeoutMs`). */
+export async function waitFor<T>(
+  fn: () => T | Promise<T>,
+  timeoutMs = 15_000,
+  what = 'condition',
+): Promise<Exclude<T, undefined | null | false | 0 | ''>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value as Exclude<T, undefined | null | false | 0 | ''>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export interface RunRow {
+  id: number;
+  job: string;
+  scope: string;
+  status: string;
+  started_at: string;
+  finished_at: string | null;
+  rows_written: number;
+  error: string | null;
+}
+
+export function jobRuns(service: Service): RunRow[] {
+  return service.app.store.sqlite.prepare('SELECT * FROM job_runs ORDER BY id').all() as RunRow[];
+}
