@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { getTableConfig } from 'drizzle-orm/sqlite-core';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -105,4 +105,38 @@ describe('docs/database.md', () => {
       expect({ table: table.name, key: codeSpans(keyLine) }).toEqual({ table: table.name, key });
     });
   }
+});
+
+describe('README.md', () => {
+  const root = new URL('../../', import.meta.url);
+  const readme = readFileSync(new URL('README.md', root), 'utf8');
+
+  it('stays a front door: well under 20,000 bytes', () => {
+    expect(Buffer.byteLength(readme)).toBeLessThan(20_000);
+  });
+
+  it('gives the install and test commands that CI runs', () => {
+    const ci = readFileSync(new URL('.ci/run', root), 'utf8');
+    const npmLines = (text: string) => [...text.matchAll(/^(npm (?:ci|install|test)\b)/gm)].map((m) => m[1]);
+    expect(new Set(npmLines(ci))).toEqual(new Set(['npm ci', 'npm test']));
+    for (const command of npmLines(ci)) expect(readme).toMatch(new RegExp(`^${command}\\b`, 'm'));
+    expect(readme).not.toMatch(/^npm install\b/m);
+  });
+
+  it('links only to files that exist, as do the docs pages', () => {
+    // docs/metrics.md is written by the metrics work, merged separately.
+    const pending = new Set(['docs/metrics.md']);
+    const pages = ['README.md', ...readdirSync(new URL('docs/', root)).map((f) => `docs/${f}`)];
+    const broken: string[] = [];
+    for (const page of pages.filter((p) => p.endsWith('.md'))) {
+      const text = readFileSync(new URL(page, root), 'utf8');
+      for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+        if (/^[a-z]+:/.test(target!)) continue; // https:, mailto:
+        const file = new URL(target!, new URL(page, root));
+        const relative = file.pathname.slice(root.pathname.length);
+        if (!pending.has(relative) && !existsSync(file)) broken.push(`${page} → ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
 });
