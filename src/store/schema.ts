@@ -1,7 +1,8 @@
 import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /*
- * The tables are part of the user interface: people query them with SQL (README, "Database").
+ * The tables are part of the user interface: people query them with SQL (docs/database.md, which a
+ * test keeps in step with this file).
  * Conventions:
  * - Amounts (wei, nAVAX, AVAX decimals, prices) are TEXT holding the exact decimal the API sent;
  *   cast in SQL (`CAST(amount AS REAL)`) only where a float is acceptable.
