@@ -40,30 +40,34 @@ export function registerReport(program: Command): void {
         import('../report/rewards.js'),
       ]);
       const config = loadConfig({ configPath: program.opts<{ config?: string }>().config });
-      if (!databaseExists(config.databasePath)) {
-        throw new Error(
-          `no database at ${config.databasePath}: run the rewards job first (DATABASE_PATH sets it)`,
-        );
-      }
-      const store = openStore(config.databasePath);
       try {
-        const result = report.buildRewardsReport(store, config.jobs.rewards, {
-          from: flags.from,
-          to: flags.to,
-          currency: flags.currency,
-          addresses: flags.address,
-        });
-        const format = flags.format ?? (process.stdout.isTTY ? 'table' : 'csv');
-        process.stdout.write(
-          format === 'csv' ? report.formatRewardsCsv(result) : report.formatRewardsTable(result),
-        );
-        const warning = report.describeUnpriced(result);
-        if (warning) console.error(warning);
+        // Arguments first: a bad date is exit 2 whether or not there is a database yet.
+        report.parseRange(flags.from, flags.to);
+        if (!databaseExists(config.databasePath)) {
+          throw new Error(
+            `no database at ${config.databasePath}: run the rewards job first (DATABASE_PATH sets it)`,
+          );
+        }
+        const store = openStore(config.databasePath);
+        try {
+          const result = report.buildRewardsReport(store, config.jobs.rewards, {
+            from: flags.from,
+            to: flags.to,
+            currency: flags.currency,
+            addresses: flags.address,
+          });
+          const format = flags.format ?? (process.stdout.isTTY ? 'table' : 'csv');
+          process.stdout.write(
+            format === 'csv' ? report.formatRewardsCsv(result) : report.formatRewardsTable(result),
+          );
+          const warning = report.describeUnpriced(result);
+          if (warning) console.error(warning);
+        } finally {
+          store.close();
+        }
       } catch (err) {
         if (err instanceof report.ReportError) failUsage(err.message);
         else throw err;
-      } finally {
-        store.close();
       }
     });
 }

@@ -98,6 +98,14 @@ function parseDay(text: string, flag: string): number {
   return ms;
 }
 
+/** The range as Unix ms at 00:00 UTC of each day; throws ReportError for a bad date or order. */
+export function parseRange(from: string, to: string): { fromMs: number; toMs: number } {
+  const fromMs = parseDay(from, '--from');
+  const toMs = parseDay(to, '--to');
+  if (toMs < fromMs) throw new ReportError(`--to ${to} is before --from ${from}`);
+  return { fromMs, toMs };
+}
+
 function pickCurrency(
   store: Store,
   network: string,
@@ -168,11 +176,7 @@ export function buildRewardsReport(
   job: RewardsJobConfig | undefined,
   request: RewardsReportRequest,
 ): RewardsReport {
-  const fromMs = parseDay(request.from, '--from');
-  const toMs = parseDay(request.to, '--to');
-  if (toMs < fromMs) {
-    throw new ReportError(`--to ${request.to} is before --from ${request.from}`);
-  }
+  const { fromMs, toMs } = parseRange(request.from, request.to);
   const network = canonicalNetwork(job?.network ?? 'mainnet');
   const currency = pickCurrency(store, network, request.currency, job);
   const subjects = pickSubjects(store, network, request.addresses, job);

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rewards } from '../../jobs/rewards.js';
@@ -179,7 +179,18 @@ describe('report rewards', () => {
       [['--from', FROM, '--to', TO, '--format', 'xml'], "'xml' is invalid"],
       [['--to', TO], "required option '--from <date>' not specified"],
     ];
-    const results = await Promise.all(cases.map(([args]) => runCli(['report', 'rewards', ...args], env)));
+    const noDatabase = { ...env, DATABASE_PATH: join(c.dbPath, '..', 'none.db') };
+    cases.push([['--from', '2025-13-01', '--to', TO], '--from "2025-13-01": not a date']);
+    const results = await Promise.all(
+      cases.map(([args], i) =>
+        runCli(['report', 'rewards', ...args], i === cases.length - 1 ? noDatabase : env),
+      ),
+    );
+    // With good arguments, a missing database is a failure (1), and it is not created.
+    const missing = await runCli(['report', 'rewards', '--from', FROM, '--to', TO], noDatabase);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`no database at ${noDatabase.DATABASE_PATH}`);
+    expect(existsSync(noDatabase.DATABASE_PATH)).toBe(false);
     results.forEach((r, i) => {
       expect({ args: cases[i]![0], code: r.code, stdout: r.stdout }).toEqual({
         args: cases[i]![0],
