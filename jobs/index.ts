@@ -1,5 +1,5 @@
 import type { Job } from '../src/job.js';
-import { exportsDefinition } from './exports.js';
+import { exportPollDefinition, exportsDefinition } from './exports.js';
 import { rewardsJob } from './rewards.js';
 import { signaturesJob } from './signatures.js';
 import { supplyJob } from './supply.js';
@@ -14,6 +14,7 @@ export const jobs: readonly Job[] = [
   usageMetricsJob,
   signaturesJob,
   exportsDefinition,
+  exportPollDefinition,
 ];
 
 export const jobNames = jobs.map((j) => j.name);

@@ -5,7 +5,7 @@ import {
   countRowsPerTable,
   listLastSuccesses,
   listLatestJobRuns,
-  listRunningExports,
+  listUnfinishedExports,
   type Store,
   sumComputeUnitsSince,
 } from './store/index.js';
@@ -107,15 +107,18 @@ export function collectStatus(config: Config, store: Store | undefined, now: Dat
       tier: config.budget.tier,
       share: spent / config.budget.computeUnitsPerDay,
     },
-    exportsInFlight: (store ? listRunningExports(store) : []).map((op) => ({
-      operationId: op.operationId,
-      exportName: op.exportName,
-      firstDate: op.firstDate,
-      lastDate: op.lastDate,
-      status: op.status,
-      recordedAt: op.recordedAt,
-      polledAt: op.polledAt,
-    })),
+    // Operations the API is still producing (and the collector still polls).
+    exportsInFlight: (store ? listUnfinishedExports(store) : [])
+      .filter((op) => op.status === 'RUNNING')
+      .map((op) => ({
+        operationId: op.operationId,
+        exportName: op.exportName,
+        firstDate: op.firstDate,
+        lastDate: op.lastDate,
+        status: op.status,
+        recordedAt: op.recordedAt,
+        polledAt: op.polledAt,
+      })),
   };
 }
 

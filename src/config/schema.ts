@@ -194,15 +194,48 @@ export const exportDefinitionSchema = z.discriminatedUnion('type', [
   }),
 ]);
 
+/** A duration of the exports section, refused outside [min, max] with the range in the message. */
+const exportDuration = (example: string, min: string, max: string) =>
+  duration(example).refine(
+    (ms) => ms >= (parseDuration(min) ?? 0) && ms <= (parseDuration(max) ?? Number.POSITIVE_INFINITY),
+    { message: `must be between ${min} and ${max}` },
+  );
+
+/** A count of the exports section, refused outside [min, max] with the range in the message. */
+const wholeNumber = (min: number, max: number) => {
+  const message = `must be a whole number from ${min} to ${max}`;
+  return z.number({ message }).int({ message }).min(min, { message }).max(max, { message });
+};
+
 export const exportsJobSchema = z
   .strictObject({
     ...jobBase,
     /** Where finished exports are downloaded. @defaultValue './data/exports' */
     directory: z.string().min(1).default('./data/exports'),
-    /** Pause between status reads while `run exports` waits. @defaultValue '30s' */
-    pollInterval: duration('30s').default(30_000),
-    /** How long `run exports` waits for operations to finish. @defaultValue '30m' */
-    maxWait: duration('30m').default(30 * 60_000),
+    /**
+     * Delay before the first status read of an operation; each further read waits 1.5 times longer,
+     * up to `maxPollInterval`. @defaultValue '30s' (1s to 1h)
+     */
+    pollInterval: exportDuration('30s', '1s', '1h').default(30_000),
+    /** Longest delay between two status reads. @defaultValue '5m' (1s to 6h) */
+    maxPollInterval: exportDuration('5m', '1s', '6h').default(5 * 60_000),
+    /**
+     * How long an operation may stay RUNNING before the collector gives up polling it (the run
+     * fails; the window counts as a failed try and is retried like ErrInternal). @defaultValue '6h' (1m to 7d)
+     */
+    timeout: exportDuration('6h', '1m', '7d').default(6 * 3_600_000),
+    /** Retries of a window after ErrInternal or a give-up; ErrInvalidRequest is never retried. @defaultValue 3 (0 to 10) */
+    maxRetries: wholeNumber(0, 10).default(3),
+    /** Backoff before the first retry, doubled for each further one, jittered. @defaultValue '10m' (1s to 1d) */
+    retryDelay: exportDuration('10m', '1s', '1d').default(10 * 60_000),
+    /** A download gives up when the host sends no headers or no bytes for this long. @defaultValue '30s' (1s to 10m) */
+    downloadIdleTimeout: exportDuration('30s', '1s', '10m').default(30_000),
+    /** Longest time one download may take, retries included. @defaultValue '1h' (10s to 1d) */
+    downloadTimeout: exportDuration('1h', '10s', '1d').default(3_600_000),
+    /** Attempts per download (5xx, 429 and network faults are retried with backoff). @defaultValue 5 (1 to 20) */
+    downloadAttempts: wholeNumber(1, 20).default(5),
+    /** How long `run exports` waits for operations to finish. @defaultValue '30m' (1s to 1d) */
+    maxWait: exportDuration('30m', '1s', '1d').default(30 * 60_000),
     definitions: z.array(exportDefinitionSchema).min(1),
   })
   .superRefine((job, ctx) => {

@@ -1,4 +1,5 @@
 export * from './cursors.js';
+export * from './exported-transactions.js';
 export * from './exports.js';
 export * from './job-runs.js';
 export { migrationsFolder, type OpenStoreOptions, openStore, type Store } from './open.js';

@@ -191,7 +191,10 @@ export const signatures = sqliteTable(
   (t) => [primaryKey({ columns: [t.network, t.txHash] })],
 );
 
-/** Every export operation the collector started, with its request and status history. */
+/**
+ * Every export operation the collector started, with its request and status history. The lifecycle
+ * (claims, polls, retries, follow-ups) is described in docs/notes/exports.md.
+ */
 export const exportOperations = sqliteTable(
   'export_operations',
   {
@@ -204,6 +207,13 @@ export const exportOperations = sqliteTable(
     operationType: text('operation_type').notNull(),
     /** The POST body, as JSON. */
     request: text('request').notNull(),
+    /**
+     * sha256 of the request without its dates (type and options): a window that failed with
+     * ErrInvalidRequest is asked for again only once the definition, and so this hash, changes.
+     */
+    requestHash: text('request_hash').notNull().default(''),
+    /** 1 for the first try of a window, 2 for its first retry (after ErrInternal or a give-up)... */
+    attempt: integer('attempt').notNull().default(1),
     status: text('status').notNull(),
     code: text('code'),
     message: text('message'),
@@ -214,22 +224,101 @@ export const exportOperations = sqliteTable(
     updatedAtMs: integer('updated_at_ms').notNull(),
     /** JSON array of {status, code?, at}: every status change seen. */
     statusHistory: text('status_history').notNull(),
+    /** Status reads recorded (GET /v1/operations/{id}); the creation answer is not one. */
+    statusReads: integer('status_reads').notNull().default(0),
     /** The operation this one continues after WarnTruncatedExport. */
     followUpOf: text('follow_up_of'),
     recordedAt: text('recorded_at').notNull(),
     polledAt: text('polled_at'),
+    /** When the collector stopped polling it: still RUNNING after the `timeout` setting. */
+    gaveUpAt: text('gave_up_at'),
   },
   (t) => [index('export_operations_window_idx').on(t.exportName, t.firstDate, t.lastDate)],
 );
 
-/** The file downloaded for a finished export. */
+/**
+ * The claim on a window taken before its POST, in one transaction with the check that no live
+ * operation covers it: two passes at once never create the same window twice. `operation_id` is
+ * set when the POST answers; a claim still without one after a lease was cut short by a crash.
+ */
+export const exportClaims = sqliteTable(
+  'export_claims',
+  {
+    exportName: text('export_name').notNull(),
+    firstDate: text('first_date').notNull(),
+    lastDate: text('last_date').notNull(),
+    requestHash: text('request_hash').notNull(),
+    attempt: integer('attempt').notNull(),
+    /** The truncated operation this window continues, if any. */
+    followUpOf: text('follow_up_of'),
+    claimedAt: text('claimed_at').notNull(),
+    operationId: text('operation_id').unique(),
+    /** The POST was refused (a 4xx): the window is not asked for again until the definition changes. */
+    error: text('error'),
+  },
+  (t) => [primaryKey({ columns: [t.exportName, t.firstDate, t.lastDate, t.requestHash, t.attempt] })],
+);
+
+/** The file downloaded for a finished export, and its load into exported_transactions. */
 export const exportFiles = sqliteTable('export_files', {
   operationId: text('operation_id').primaryKey(),
   path: text('path').notNull(),
   sizeBytes: integer('size_bytes').notNull(),
   sha256: text('sha256').notNull(),
   downloadedAt: text('downloaded_at').notNull(),
+  /** CSV rows in the file (all of them are in exported_transactions once `loaded_at` is set). */
+  rowsLoaded: integer('rows_loaded'),
+  loadedAt: text('loaded_at'),
 });
+
+/**
+ * The rows of every downloaded export file, one per (export_name, chain_id, tx_hash): the same
+ * transaction exported again (an overlapping window, a re-load) is stored once per definition.
+ * Columns follow the CSV; EVM-only and Primary-Network-only columns are NULL in the other kind.
+ * Amounts are the exact decimal text of the file.
+ */
+export const exportedTransactions = sqliteTable(
+  'exported_transactions',
+  {
+    /** The config definition whose export brought the row. */
+    exportName: text('export_name').notNull(),
+    /** EVM: the chain id (`43114`); Primary Network: the chain (`p-chain`, a blockchain id...). */
+    chainId: text('chain_id').notNull(),
+    txHash: text('tx_hash').notNull(),
+    /** The export operation whose file first brought the row (join export_operations, export_files). */
+    operationId: text('operation_id').notNull(),
+    /** Unix seconds. */
+    blockTimestamp: integer('block_timestamp').notNull(),
+    /** EVM: the numeric type (`0`, `2`); Primary Network: the tx type name (`BaseTx`...). */
+    txType: text('tx_type').notNull(),
+    /** EVM only, decimal text. */
+    blockNumber: text('block_number'),
+    blockHash: text('block_hash'),
+    blockIndex: integer('block_index'),
+    /** EVM only: `1` success, `0` failed. */
+    txStatus: text('tx_status'),
+    fromAddress: text('from_address'),
+    toAddress: text('to_address'),
+    /** EVM only: wei, decimal text; gas amounts and nonce decimal text too. */
+    value: text('value'),
+    gasLimit: text('gas_limit'),
+    gasUsed: text('gas_used'),
+    gasPrice: text('gas_price'),
+    nonce: text('nonce'),
+    methodCallType: text('method_call_type'),
+    methodHash: text('method_hash'),
+    methodName: text('method_name'),
+    /** Primary Network only: the addresses as the file gives them. */
+    addresses: text('addresses'),
+    /** Primary Network only: smallest units (nAVAX for AVAX), decimal text. */
+    amount: text('amount'),
+    assetId: text('asset_id'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.exportName, t.chainId, t.txHash] }),
+    index('exported_transactions_time_idx').on(t.exportName, t.blockTimestamp),
+  ],
+);
 
 /** Every run of every job, success or failure; metrics about jobs derive from it. */
 export const jobRuns = sqliteTable(

@@ -3,6 +3,7 @@ import { Agent } from 'undici';
 import type { ExportsPayload } from '../../jobs/exports.js';
 import { createManualClock, type ManualClock } from '../../src/clock.js';
 import type { ExportWindow } from '../../src/config/index.js';
+import { exportsJobSchema } from '../../src/config/schema.js';
 import { createLogger } from '../../src/logger.js';
 import type { RunJobDeps } from '../../src/runner.js';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
@@ -74,13 +75,18 @@ export function requestCount(sim: SimulatorHandle, endpoint: string): number {
   return sim.requests.filter((r) => r.endpoint === endpoint).length;
 }
 
-/** An exports run that waits for one EVM export of a test address, written under `directory`. */
+/**
+ * An exports run that waits for one EVM export of a test address, written under `directory`: the
+ * config's defaults, with delays short enough for tests (below the config's minimums on purpose).
+ */
 export function evmExportPayload(directory: string, window: ExportWindow = 'previous-day'): ExportsPayload {
-  return {
-    directory,
-    pollInterval: 10,
-    maxWait: 60_000,
-    wait: true,
+  const {
+    schedule: _s,
+    enabled: _e,
+    runOnStart: _r,
+    ...defaults
+  } = exportsJobSchema.parse({
+    schedule: '0 * * * *',
     definitions: [
       {
         name: 'treasury',
@@ -90,5 +96,14 @@ export function evmExportPayload(directory: string, window: ExportWindow = 'prev
         window,
       },
     ],
+  });
+  return {
+    ...defaults,
+    directory,
+    pollInterval: 10,
+    maxPollInterval: 40,
+    retryDelay: 10,
+    maxWait: 60_000,
+    wait: true,
   };
 }

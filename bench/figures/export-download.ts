@@ -1,0 +1,305 @@
+/**
+ * Export download and load (issue 9, figure 4).
+ *
+ * A 1 GiB CSV shaped like the simulator's EVM export, served by a plain static file server
+ * (node:http + fs.createReadStream, in its own process, on loopback):
+ * - download: the collector's `downloadToFile` (streamed, sha256 on the way) against `curl -o` of
+ *   the same URL, median of 3 each; goal ≥ 0.8 × curl's throughput;
+ * - memory: peak RSS growth of this process during the collector's download; goal ≤ 64 MiB;
+ * - load: `loadExportFile` into exported_transactions against the same rows parsed by the same
+ *   csv-parse and written by one raw prepared INSERT per row in 5,000-row transactions, into an
+ *   identical fresh database; goal ≤ 1.2 × the baseline's time.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parse } from 'csv-parse';
+import { downloadToFile } from '../../src/download.js';
+import { loadExportFile } from '../../src/exports/csv-load.js';
+import { csvLine, evmColumns, exportRow } from '../../src/simulator/csv.js';
+import { exportedColumns, openStore } from '../../src/store/index.js';
+import { tempDir } from '../../test/support/tmp.js';
+import { type Cost, cost, type Figure, figure, median } from '../lib.js';
+
+const MiB = 1024 * 1024;
+const FILE_BYTES = 1024 * MiB;
+const RUNS = 3;
+
+export async function run(): Promise<Figure[]> {
+  const { dir, cleanup } = tempDir('glacier-bench-export-');
+  const source = join(dir, 'export.csv');
+  let server: ChildProcess | undefined;
+  try {
+    const rows = await writeCsv(source, FILE_BYTES);
+    const size = statSync(source).size;
+    const started = await serve(source);
+    server = started.child;
+    const url = `${started.url}/export.csv`;
+
+    // Warm the page cache and both clients once.
+    await curl(url, join(dir, 'warm.csv'));
+    await downloadToFile(url, join(dir, 'warm.csv'));
+
+    const curlRuns: Cost[] = [];
+    const ourRuns: Cost[] = [];
+    let peakRss = 0;
+    const viaCurl = async (i: number) => {
+      const path = join(dir, `curl-${i}.csv`);
+      settle();
+      curlRuns.push(await cost(() => curl(url, path)));
+      rmSync(path);
+    };
+    const viaCollector = async (i: number) => {
+      const path = join(dir, `ours-${i}.csv`);
+      settle();
+      const before = process.memoryUsage().rss;
+      let peak = before;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, process.memoryUsage().rss);
+      }, 20);
+      ourRuns.push(await cost(() => downloadToFile(url, path)));
+      clearInterval(sampler);
+      peakRss = Math.max(peakRss, Math.max(peak, process.memoryUsage().rss) - before);
+      rmSync(path);
+    };
+    // Alternate who goes first, so neither always pays for the other's writeback.
+    for (let i = 0; i < RUNS; i++) {
+      if (i % 2 === 0) {
+        await viaCurl(i);
+        await viaCollector(i);
+      } else {
+        await viaCollector(i);
+        await viaCurl(i);
+      }
+    }
+    const throughput = (c: Cost) => size / MiB / (c.wallMs / 1000);
+    const ours = median(ourRuns.map(throughput));
+    const theirs = median(curlRuns.map(throughput));
+    const ourCpu = median(ourRuns.map((c) => c.cpuMs));
+    const ourBytes = median(ourRuns.map((c) => c.bytesWritten));
+
+    const load = await measureLoad(dir, source, rows);
+
+    return [
+      figure({
+        id: 'exports.download.throughput',
+        title: 'Export download, 1 GiB CSV (median of 3)',
+        unit: 'MiB/s',
+        value: ours,
+        baseline: theirs,
+        baselineLabel: 'curl -o, same URL',
+        goal: { min: 0.8 },
+        note: `collector CPU ${Math.round(ourCpu)} ms, ${Math.round(ourBytes / MiB)} MiB written (sha256 included); curl wall ${Math.round(median(curlRuns.map((c) => c.wallMs)))} ms`,
+      }),
+      figure({
+        id: 'exports.download.rss',
+        title: 'Export download, peak RSS growth',
+        unit: 'MiB',
+        value: peakRss / MiB,
+        baseline: size / MiB,
+        baselineLabel: 'file size',
+        goal: { on: 'value', max: 64 },
+      }),
+      figure({
+        id: 'exports.load.rate',
+        title: `Export CSV load into exported_transactions (${rows.toLocaleString('en')} rows)`,
+        unit: 'ms',
+        value: load.ours.wallMs,
+        baseline: load.raw.wallMs,
+        baselineLabel: 'csv-parse + raw prepared INSERT, same rows',
+        goal: { max: 1.2 },
+        note: `collector ${Math.round(rows / (load.ours.wallMs / 1000)).toLocaleString('en')} rows/s, CPU ${Math.round(load.ours.cpuMs)} ms, ${Math.round(load.ours.bytesWritten / MiB)} MiB written; baseline ${Math.round(rows / (load.raw.wallMs / 1000)).toLocaleString('en')} rows/s, CPU ${Math.round(load.raw.cpuMs)} ms, ${Math.round(load.raw.bytesWritten / MiB)} MiB written; csv-parse alone ${Math.round(load.parseMs)} ms`,
+      }),
+    ];
+  } finally {
+    server?.kill();
+    cleanup();
+  }
+}
+
+/** Rows shaped like the simulator's EVM export (its own row builder), with unique hashes. */
+async function writeCsv(path: string, bytes: number): Promise<number> {
+  const request = {
+    type: 'TRANSACTION_EXPORT_EVM' as const,
+    addresses: ['0x00000000000000000000000000000000000000aa'],
+    includeChains: ['43114'],
+  };
+  const templates = Array.from({ length: 1000 }, (_, r) => exportRow(7, request, 1000, 20_000, r));
+  const out = createWriteStream(path, { highWaterMark: MiB });
+  let written = 0;
+  let rows = 0;
+  const header = `${evmColumns.join(',')}\n`;
+  out.write(header);
+  written += header.length;
+  while (written < bytes) {
+    let chunk = '';
+    for (let i = 0; i < 2000; i++, rows++) {
+      const row = templates[rows % templates.length] as Record<string, string>;
+      // In time order, as an export file is: ten transactions a second from the template's day.
+      const own: Record<string, string> = {
+        ...row,
+        txHash: `0x${rows.toString(16).padStart(64, '0')}`,
+        blockTimestamp: String(1_728_000_000 + Math.floor(rows / 10)),
+        blockNumber: String(51_966_400 + Math.floor(rows / 20)),
+      };
+      chunk += csvLine(evmColumns.map((c) => own[c] ?? ''));
+    }
+    written += chunk.length;
+    if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+  }
+  await new Promise<void>((resolve, reject) =>
+    out.end((err?: Error | null) => (err ? reject(err) : resolve())),
+  );
+  return rows;
+}
+
+/** Flushes dirty pages (the previous file) so each download starts from the same state. */
+function settle(): void {
+  execFileSync('sync');
+}
+
+/** A plain static file server in its own process, as a download host would be. */
+async function serve(path: string): Promise<{ child: ChildProcess; url: string }> {
+  const script = `
+    const http = require('node:http'); const fs = require('node:fs');
+    const size = fs.statSync(${JSON.stringify(path)}).size;
+    const server = http.createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/csv', 'content-length': size });
+      fs.createReadStream(${JSON.stringify(path)}).pipe(res);
+    });
+    server.listen(0, '127.0.0.1', () => console.log(server.address().port));`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.stdout?.once('data', (d: Buffer) => resolve(d.toString().trim()));
+    child.once('exit', (code) => reject(new Error(`static server exited with ${code}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+function curl(url: string, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('curl', ['-sS', '--fail', '-o', path, url], { stdio: 'inherit' });
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`curl exited with ${code}`))));
+  });
+}
+
+async function measureLoad(dir: string, source: string, rows: number) {
+  const parseMs = (
+    await cost(() =>
+      pipeline(
+        createReadStream(source, { highWaterMark: MiB }),
+        parse(),
+        new Writable({ objectMode: true, write: (_r, _e, done) => done() }),
+      ),
+    )
+  ).wallMs;
+
+  const rawStore = openStore(join(dir, 'raw.db'));
+  const raw = await cost(() => rawLoad(rawStore.sqlite, source));
+  rawStore.close();
+  rmSync(join(dir, 'raw.db'), { force: true });
+
+  const store = openStore(join(dir, 'collector.db'));
+  store.sqlite
+    .prepare(
+      `INSERT INTO export_files (operation_id, path, size_bytes, sha256, downloaded_at) VALUES ('op', ?, 0, '', '')`,
+    )
+    .run(source);
+  let loaded = 0;
+  const ours = await cost(async () => {
+    loaded = (
+      await loadExportFile(
+        store,
+        { path: source, operationId: 'op', exportName: 'bench', operationType: 'TRANSACTION_EXPORT_EVM' },
+        { at: () => new Date().toISOString() },
+      )
+    ).added;
+  });
+  store.close();
+  if (loaded !== rows) throw new Error(`loaded ${loaded} rows of ${rows}`);
+  return { ours, raw, parseMs };
+}
+
+/** The floor: the same parser, positional mapping without checks, a plain prepared INSERT. */
+async function rawLoad(sqlite: ReturnType<typeof openStore>['sqlite'], source: string): Promise<void> {
+  const insert = sqlite.prepare(
+    `INSERT INTO exported_transactions (${exportedColumns.map((c) => `"${snake(c)}"`).join(',')}) VALUES (${exportedColumns.map(() => '?').join(',')})`,
+  );
+  const write = sqlite.transaction((batch: unknown[][]) => {
+    for (const row of batch) insert.run(row);
+  });
+  const index = (name: string) => (evmColumns as readonly string[]).indexOf(name);
+  const [tx, bn, ts, bh, ch, bi, st, ty, fr, to, va, gl, gu, gp, no, ct, mh, mn] = [
+    'txHash',
+    'blockNumber',
+    'blockTimestamp',
+    'blockHash',
+    'chainId',
+    'blockIndex',
+    'txStatus',
+    'txType',
+    'from',
+    'to',
+    'value',
+    'gasLimit',
+    'gasUsed',
+    'gasPrice',
+    'nonce',
+    'callType',
+    'methodHash',
+    'methodName',
+  ].map(index) as number[];
+  let batch: unknown[][] = [];
+  let header = true;
+  await pipeline(
+    createReadStream(source, { highWaterMark: MiB }),
+    parse(),
+    new Writable({
+      objectMode: true,
+      write(r: string[], _e, done) {
+        if (header) header = false;
+        else {
+          // Same order as exportedColumns.
+          batch.push([
+            'bench',
+            r[ch!],
+            r[tx!],
+            'op',
+            Number(r[ts!]),
+            r[ty!],
+            r[bn!],
+            r[bh!],
+            Number(r[bi!]),
+            r[st!],
+            r[fr!],
+            r[to!],
+            r[va!],
+            r[gl!],
+            r[gu!],
+            r[gp!],
+            r[no!],
+            r[ct!] || null,
+            r[mh!] || null,
+            r[mn!] || null,
+            null,
+            null,
+            null,
+          ]);
+          if (batch.length >= 5_000) {
+            write(batch);
+            batch = [];
+          }
+        }
+        done();
+      },
+      final(done) {
+        write(batch);
+        done();
+      },
+    }),
+  );
+}
+
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

@@ -1,0 +1,106 @@
+/**
+ * A finished operation's file: downloaded once (or found complete on disk after a crash), then
+ * loaded into exported_transactions; a file that proves broken is forgotten and fetched again.
+ */
+import { access, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { downloadToFile, hashFile, safeFileComponent } from '../download.js';
+import { type JobContext, JobFailedError } from '../runner.js';
+import {
+  deleteExportFile,
+  type ExportFileRow,
+  type ExportOperationRow,
+  getExportFile,
+  recordExportFile,
+} from '../store/index.js';
+import { ExportFileError, loadExportFile } from './csv-load.js';
+import { describeOperation, type ExportsSettings, iso } from './operation.js';
+
+/** Where an operation's file goes: one folder per definition, the window and the id in the name. */
+export function exportFilePath(directory: string, row: ExportOperationRow): string {
+  const name = `${row.firstDate}_${row.lastDate}_${safeFileComponent(row.operationId)}.csv`;
+  return resolve(join(directory, safeFileComponent(row.exportName), name));
+}
+
+async function ensureDownloaded(
+  ctx: JobContext,
+  s: ExportsSettings,
+  row: ExportOperationRow,
+): Promise<ExportFileRow> {
+  const existing = getExportFile(ctx.store, row.operationId);
+  if (existing) return existing;
+  if (!row.downloadUrl) {
+    throw new JobFailedError(`${describeOperation(row)} is ${row.status} without a download URL`, {
+      unrecoverable: true,
+    });
+  }
+  const path = exportFilePath(s.directory, row);
+  let file: { sizeBytes: number; sha256: string };
+  if (
+    await access(path).then(
+      () => true,
+      () => false,
+    )
+  ) {
+    // Only a complete download is renamed to this name: a crash came before it was recorded.
+    file = await hashFile(path);
+    ctx.log.info({ operationId: row.operationId, path }, 'export file already complete on disk');
+  } else {
+    const task = `download ${row.exportName} ${row.firstDate}`;
+    try {
+      file = await downloadToFile(row.downloadUrl, path, {
+        signal: ctx.signal,
+        idleTimeoutMs: s.downloadIdleTimeout,
+        timeoutMs: s.downloadTimeout,
+        maxAttempts: s.downloadAttempts,
+        onProgress: (bytes) => ctx.progress.update(task, bytes, undefined, 'bytes'),
+      });
+    } finally {
+      ctx.progress.end(task);
+    }
+    ctx.log.info({ operationId: row.operationId, path, sizeBytes: file.sizeBytes }, 'export downloaded');
+  }
+  const record = { operationId: row.operationId, path, ...file, downloadedAt: iso(ctx) };
+  recordExportFile(ctx.store, record);
+  ctx.countRows(1);
+  return { ...record, rowsLoaded: null, loadedAt: null };
+}
+
+/** Downloads the file if needed, then loads it unless it is loaded already. */
+export async function ensureLoaded(
+  ctx: JobContext,
+  s: ExportsSettings,
+  row: ExportOperationRow,
+): Promise<void> {
+  const file = await ensureDownloaded(ctx, s, row);
+  if (file.loadedAt) return;
+  const task = `load ${row.exportName} ${row.firstDate}`;
+  try {
+    const { rows, added } = await loadExportFile(
+      ctx.store,
+      {
+        path: file.path,
+        operationId: row.operationId,
+        exportName: row.exportName,
+        operationType: row.operationType,
+      },
+      {
+        signal: ctx.signal,
+        at: () => iso(ctx),
+        onCommit: (n) => ctx.countRows(n),
+        onProgress: (bytes) => ctx.progress.update(task, bytes, file.sizeBytes, 'bytes'),
+      },
+    );
+    ctx.log.info({ operationId: row.operationId, rows, added }, 'export loaded');
+  } catch (err) {
+    if (!(err instanceof ExportFileError)) throw err;
+    // A broken file (a fault on the way): forget it, so the next try downloads it again.
+    deleteExportFile(ctx.store, row.operationId);
+    await rm(file.path, { force: true });
+    throw new ExportFileError(`${err.message}; the file was deleted and will be downloaded again`, {
+      cause: err,
+    });
+  } finally {
+    ctx.progress.end(task);
+  }
+}

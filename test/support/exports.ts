@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
+import { expect } from 'vitest';
+import {
+  type ExportPollPayload,
+  type ExportsPayload,
+  exportPollJob,
+  exportsJob,
+} from '../../jobs/exports.js';
+import { type Continuation, type ProgressSink, type RunSummary, runJob } from '../../src/runner.js';
+import type { Collector } from './collector.js';
+
+/** The payload the queue would give the scheduled pass: no `wait`. */
+export function queuePayload(payload: ExportsPayload): ExportsPayload {
+  const { wait: _wait, ...rest } = payload;
+  return rest;
+}
+
+export function runExportsPass(
+  c: Collector,
+  payload: ExportsPayload,
+  options: { signal?: AbortSignal; progress?: ProgressSink } = {},
+): Promise<RunSummary> {
+  return runJob('exports', exportsJob, payload, c.deps, options);
+}
+
+export function runPoll(
+  c: Collector,
+  payload: ExportsPayload,
+  continuation: Continuation,
+  options: { signal?: AbortSignal; progress?: ProgressSink } = {},
+): Promise<RunSummary> {
+  const data = { ...queuePayload(payload), ...continuation.args } as ExportPollPayload;
+  return runJob('export-poll', exportPollJob, data, c.deps, options);
+}
+
+/**
+ * Runs continuations as the queue would (delays skipped), each id once, until none is left: what a
+ * BullMQ worker does with the lead's glue. Returns every run's summary in order.
+ */
+export async function drainPolls(
+  c: Collector,
+  payload: ExportsPayload,
+  continuations: readonly Continuation[],
+  limit = 200,
+): Promise<RunSummary[]> {
+  const queue = [...continuations];
+  const seen = new Set<string>();
+  const runs: RunSummary[] = [];
+  while (queue.length > 0) {
+    const next = queue.shift() as Continuation;
+    if (seen.has(next.id)) continue;
+    seen.add(next.id);
+    if (runs.length >= limit) throw new Error(`more than ${limit} polls: a loop?`);
+    expect(next.job).toBe('export-poll');
+    expect(next.id).toBe(`export-poll|${next.args['operationId']}|${next.args['poll']}`);
+    const summary = await runPoll(c, payload, next);
+    runs.push(summary);
+    queue.push(...summary.continuations);
+  }
+  return runs;
+}
+
+export function count(c: Collector, sql: string, ...params: unknown[]): number {
+  return (c.store.sqlite.prepare(sql).get(...params) as { n: number }).n;
+}
+
+export function createRequests(c: Collector): number {
+  return c.sim.requests.filter((r) => r.endpoint === 'createExport').length;
+}
+
+/** The downloaded file's rows, parsed here independently of the collector's loader. */
+export function parseCsvFile(path: string): Record<string, string>[] {
+  return parse(readFileSync(path), { columns: true, skip_empty_lines: true }) as Record<string, string>[];
+}
+
+/** exported_transactions of one operation as the CSV's own column names, for comparison. */
+export function loadedRowsAsCsv(c: Collector, operationId: string): Record<string, string>[] {
+  const rows = c.store.sqlite
+    .prepare('SELECT * FROM exported_transactions WHERE operation_id = ? ORDER BY block_timestamp, tx_hash')
+    .all(operationId) as Record<string, string | number | null>[];
+  return rows.map((r) => ({
+    txHash: String(r['tx_hash']),
+    blockNumber: String(r['block_number']),
+    blockTimestamp: String(r['block_timestamp']),
+    blockHash: String(r['block_hash']),
+    chainId: String(r['chain_id']),
+    blockIndex: String(r['block_index']),
+    txStatus: String(r['tx_status']),
+    txType: String(r['tx_type']),
+    from: String(r['from_address']),
+    to: String(r['to_address']),
+    value: String(r['value']),
+    gasLimit: String(r['gas_limit']),
+    gasUsed: String(r['gas_used']),
+    gasPrice: String(r['gas_price']),
+    nonce: String(r['nonce']),
+    callType: String(r['method_call_type'] ?? ''),
+    methodHash: String(r['method_hash'] ?? ''),
+    methodName: String(r['method_name'] ?? ''),
+  }));
+}
