@@ -8,7 +8,7 @@ import { addressProblem, nodeIdProblem, txHashProblem } from './identifiers.js';
 /**
  * The config file (YAML or JSON): what to collect and when. Every object is strict, so a misspelt
  * key is an error rather than a silently ignored setting. Defaults are documented next to each field
- * and in the README's configuration table.
+ * and in docs/configuration.md (a test keeps the two in step).
  */
 
 const cronSchedule = z.string().superRefine((expr, ctx) => {

@@ -7,5 +7,6 @@ export * from './rewards.js';
 export * as tables from './schema.js';
 export * from './signatures.js';
 export * from './supply.js';
+export * from './tables.js';
 export * from './transactions.js';
 export * from './usage-metrics.js';
