@@ -48,9 +48,18 @@ export function batchIds(ids: readonly string[], budget = MAX_REWARDS_URL_LENGTH
   return batches;
 }
 
-function batchScope(network: string, kind: 'addresses' | 'nodeIds', ids: readonly string[]): string {
+/**
+ * One cursor per batch and price currency: prices come in the currency asked for, so a new
+ * currency reads the batch's history again (once) to price every reward in it too.
+ */
+function batchScope(
+  network: string,
+  currency: string,
+  kind: 'addresses' | 'nodeIds',
+  ids: readonly string[],
+): string {
   const digest = createHash('sha256').update(ids.join(',')).digest('hex').slice(0, 16);
-  return `${canonicalNetwork(network)}/${kind}/${digest}`;
+  return `${canonicalNetwork(network)}/${kind}/${currency}/${digest}`;
 }
 
 /** The batched queries of a run: one stream each (the planner counts them too). */
@@ -65,14 +74,18 @@ export function rewardQueries(
 
 /** GET /v1/networks/{network}/rewards, batched, newest first; the first run backfills the history. */
 export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
-  for (const { kind, ids } of rewardQueries(payload)) {
+  const queries = rewardQueries(payload);
+  for (const [i, { kind, ids }] of queries.entries()) {
     const now = () => new Date(ctx.clock.now()).toISOString();
+    // A first backfill reads up to maxPages pages per batch: the terminal shows how far it got.
+    const task = `rewards batch ${i + 1}/${queries.length} (${ids.length} ${kind === 'addresses' ? 'addresses' : 'node ids'})`;
+    let pages = 0;
     const result = await syncNewestFirst<HistoricalReward>({
       store: ctx.store,
       job: 'rewards',
-      scope: batchScope(payload.network, kind, ids),
-      fetchPage: (pageToken) =>
-        ctx.client.listHistoricalRewards(
+      scope: batchScope(payload.network, payload.currency, kind, ids),
+      fetchPage: async (pageToken) => {
+        const page = await ctx.client.listHistoricalRewards(
           {
             network: payload.network,
             [kind]: ids,
@@ -82,7 +95,10 @@ export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
             pageToken,
           },
           { signal: ctx.signal },
-        ),
+        );
+        ctx.progress.update(task, ++pages, payload.maxPages, 'pages');
+        return page;
+      },
       mark: (r) => ({ ts: r.endTimestamp, id: r.utxoId }),
       reached: (r, mark) => r.endTimestamp < mark.ts - PRICE_SETTLE_SECONDS,
       write: (items) => upsertRewards(ctx.store, payload.network, items, now()),
@@ -90,7 +106,7 @@ export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
       maxPages: payload.maxPages,
       backfill: true,
       now,
-    });
+    }).finally(() => ctx.progress.end(task));
     ctx.log.debug({ kind, ids: ids.length, ...result }, 'rewards batch synced');
   }
 };

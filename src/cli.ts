@@ -4,6 +4,8 @@
  * it runs, so `--help` and `config check` start fast (a benchmark figure).
  */
 import { Command, CommanderError, Option } from 'commander';
+import { registerReport } from './commands/report.js';
+import { registerStatus } from './commands/status.js';
 import type { Config } from './config/index.js';
 import { packageVersion } from './version.js';
 
@@ -89,17 +91,24 @@ export function buildProgram(): Command {
           `jobs.${job.configKey}: not configured; add it to the config file to run "${name}"`,
         );
       }
-      const [{ createApp }, { runJob }] = await Promise.all([import('./app.js'), import('./runner.js')]);
-      const app = createApp(config);
+      const [{ createApp }, { runJob }, { createTerminalProgress }] = await Promise.all([
+        import('./app.js'),
+        import('./runner.js'),
+        import('./progress.js'),
+      ]);
+      const terminal = createTerminalProgress({ level: config.logLevel });
+      const app = createApp(config, { log: terminal.log });
       const abort = new AbortController();
       const onSignal = () => abort.abort(new Error('interrupted'));
       process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
       try {
         const summary = await runJob(name, (_: undefined, ctx) => prepared.run(ctx), undefined, app, {
           signal: abort.signal,
+          progress: terminal.progress,
         });
         if (summary.status === 'failed') process.exitCode = EXIT_FAILURE;
       } finally {
+        terminal.stop();
         process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
         await app.close();
       }
@@ -184,6 +193,9 @@ export function buildProgram(): Command {
         process.off('SIGINT', stop).off('SIGTERM', stop);
       }
     });
+
+  registerReport(program);
+  registerStatus(program);
 
   return program;
 }

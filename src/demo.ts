@@ -21,8 +21,9 @@ const queries: { title: string; sql: string }[] = [
     title: 'Rewards per address, in AVAX and USD (amounts are exact text; cast only to display)',
     sql: `SELECT a.address, COUNT(*) AS rewards,
             ROUND(SUM(CAST(r.amount AS REAL)) / 1e9, 4) AS avax,
-            ROUND(SUM(CAST(r.amount AS REAL) / 1e9 * CAST(r.price_value AS REAL)), 2) AS usd
+            ROUND(SUM(CAST(r.amount AS REAL) / 1e9 * CAST(p.value AS REAL)), 2) AS usd
           FROM rewards r JOIN reward_addresses a USING (network, utxo_id)
+          LEFT JOIN reward_prices p ON p.network = r.network AND p.utxo_id = r.utxo_id AND p.currency = 'usd'
           GROUP BY a.address ORDER BY rewards DESC LIMIT 10`,
   },
   {

@@ -2,6 +2,7 @@ import { jobs } from '../jobs/index.js';
 import type { Config } from './config/index.js';
 import type { Calls } from './job.js';
 import { readCron } from './schedule.js';
+import { formatTable } from './text-table.js';
 import { type EndpointName, endpoints, type TierName, tiers } from './upstream/endpoints.js';
 
 /**
@@ -98,8 +99,8 @@ function round(n: number): number {
 }
 
 export function formatPlan(plan: Plan): string {
+  const header = ['job', 'schedule', 'runs/day', 'CU/run', 'CU/day (steady)', 'CU/day (worst)'];
   const rows = [
-    ['job', 'schedule', 'runs/day', 'CU/run', 'CU/day (steady)', 'CU/day (worst)'],
     ...plan.jobs.map((p) => [
       p.job,
       p.schedule,
@@ -112,11 +113,7 @@ export function formatPlan(plan: Plan): string {
     ]),
     ['total', '', '', '', plan.total.steady.toLocaleString('en'), plan.total.worst.toLocaleString('en')],
   ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const lines = rows.map((r) =>
-    r.map((c, i) => (i >= 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  '),
-  );
-  lines.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('  '));
+  const lines = [formatTable(header, rows, { right: [2, 3, 4, 5] })];
   if (plan.tier) {
     const share = (n: number) => `${((100 * n) / plan.tier!.perDay).toFixed(1)}%`;
     lines.push(

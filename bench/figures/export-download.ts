@@ -231,26 +231,10 @@ async function rawLoad(sqlite: ReturnType<typeof openStore>['sqlite'], source: s
     for (const row of batch) insert.run(row);
   });
   const index = (name: string) => (evmColumns as readonly string[]).indexOf(name);
-  const [tx, bn, ts, bh, ch, bi, st, ty, fr, to, va, gl, gu, gp, no, ct, mh, mn] = [
-    'txHash',
-    'blockNumber',
-    'blockTimestamp',
-    'blockHash',
-    'chainId',
-    'blockIndex',
-    'txStatus',
-    'txType',
-    'from',
-    'to',
-    'value',
-    'gasLimit',
-    'gasUsed',
-    'gasPrice',
-    'nonce',
-    'callType',
-    'methodHash',
-    'methodName',
-  ].map(index) as number[];
+  // Positions of the simulator's columns, in the order the simulator writes them.
+  const [tx, bn, ts, bh, ch, bi, st, ty, fr, to, va, gl, gu, gp, no, ct, mh, mn] = evmColumns.map(
+    index,
+  ) as number[];
   let batch: unknown[][] = [];
   let header = true;
   await pipeline(

@@ -19,6 +19,7 @@ import { createCollectorWorker } from '../../src/queue/worker.js';
 import { openStore } from '../../src/store/index.js';
 import { createDataApiClient } from '../../src/upstream/index.js';
 import { freePort } from '../../test/support/redis-server.js';
+import { deletePrefix } from '../../test/support/service.js';
 import { tempDir } from '../../test/support/tmp.js';
 import { type Figure, figure, median } from '../lib.js';
 
@@ -40,15 +41,6 @@ async function drain(queue: Queue, total: number): Promise<void> {
     if ((c.completed ?? 0) + (c.failed ?? 0) >= total) return;
     await new Promise((r) => setTimeout(r, 20));
   }
-}
-
-async function clean(redis: Redis, prefix: string) {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length) await redis.del(...keys);
-  } while (cursor !== '0');
 }
 
 async function rawBullmq(redis: Redis, prefix: string): Promise<number> {
@@ -128,11 +120,11 @@ async function queueOverhead(): Promise<Figure[]> {
     for (let i = 0; i < 3; i++) {
       const p1 = `benchraw${i}${process.pid}`;
       raw.push(await rawBullmq(redis, p1));
-      await clean(redis, p1);
+      await deletePrefix(REDIS_URL, p1);
       const p2 = `benchcol${i}${process.pid}`;
       const runDir = join(dir, String(i));
       ours.push(await collectorPath(redis, p2, runDir));
-      await clean(redis, p2);
+      await deletePrefix(REDIS_URL, p2);
     }
   } finally {
     redis.disconnect();

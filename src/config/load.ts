@@ -35,8 +35,8 @@ export const DEFAULT_CONFIG_FILE = './glacier-collector.yaml';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/** The environment the collector reads (the only reader of process.env); defaults documented in the README. */
-const envSchema = z.object({
+/** The environment the collector reads (the only reader of process.env); defaults documented in docs/configuration.md. */
+export const envSchema = z.object({
   GLACIER_API_KEY: z.string().min(1).optional(),
   GLACIER_API_KEY_FILE: z.string().min(1).optional(),
   /** @defaultValue 'https://data-api.avax.network' */

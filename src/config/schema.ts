@@ -8,7 +8,7 @@ import { addressProblem, nodeIdProblem, txHashProblem } from './identifiers.js';
 /**
  * The config file (YAML or JSON): what to collect and when. Every object is strict, so a misspelt
  * key is an error rather than a silently ignored setting. Defaults are documented next to each field
- * and in the README's configuration table.
+ * and in docs/configuration.md (a test keeps the two in step).
  */
 
 const cronSchedule = z.string().superRefine((expr, ctx) => {
@@ -34,7 +34,10 @@ const duration = (example: string) =>
 
 const network = z.enum(networks);
 const pageSize = z.number().int().min(1).max(100);
-const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date as YYYY-MM-DD');
+const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date as YYYY-MM-DD')
+  .refine((d) => new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'not a calendar date');
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'an EVM address: 0x and 40 hex digits');
 const chainId = z.string().regex(/^\d+$/, 'an EVM chain id, e.g. "43114"');
 
@@ -161,7 +164,10 @@ export const signaturesJobSchema = z
 const exportWindow = z.union([
   z.literal('previous-day'),
   z.strictObject({ lastDays: z.number().int().min(1).max(366) }),
-  z.strictObject({ firstDate: isoDate, lastDate: isoDate }),
+  z.strictObject({ firstDate: isoDate, lastDate: isoDate }).refine((w) => w.firstDate <= w.lastDate, {
+    message: 'firstDate must not be after lastDate',
+    path: ['firstDate'],
+  }),
 ]);
 
 const exportName = z

@@ -6,7 +6,8 @@
  * Outcomes:
  * - a date that is not a real `YYYY-MM-DD`, or firstDate after lastDate → FAILED, ErrInvalidRequest
  *   (the request itself is well formed, so creation answers 201, as the real API does);
- * - an address containing INTERNAL_ERROR_MARKER → FAILED, ErrInternal (a deterministic way to test it);
+ * - an address containing INTERNAL_ERROR_MARKER (`simfail`, or `deadfa11` in a valid EVM address) →
+ *   FAILED, ErrInternal (a deterministic way to test it);
  * - more than `maxRangeDays` days → COMPLETED_WITH_WARNING, WarnTruncatedExport, nextDate = the first
  *   day not exported; the file holds the first maxRangeDays days;
  * - otherwise COMPLETED. Both completed states carry metadata.downloadUrl.
@@ -17,6 +18,8 @@ import type { ExportRequest } from './export-request.js';
 import type { OperationStatusCode, OperationStatusResponse } from './types.js';
 
 export const INTERNAL_ERROR_MARKER = 'simfail';
+/** The same marker in hex digits, so a valid EVM address can carry it (a config accepts only those). */
+export const INTERNAL_ERROR_HEX_MARKER = 'deadfa11';
 const DAY_MS = 86_400_000;
 const PROGRESS_TICK_MS = 1_000;
 /** Range when firstDate is omitted: the week ending on lastDate. */
@@ -106,7 +109,9 @@ export function createOperationStore(deps: { clock: Clock; settings: ExportSetti
       return { status: 'FAILED', code: 'ErrInvalidRequest', message: 'firstDate must not be after lastDate' };
     }
     const addresses = [...request.addresses, ...(request.cChainEvmAddresses ?? [])];
-    if (addresses.some((a) => a.toLowerCase().includes(INTERNAL_ERROR_MARKER))) {
+    const failing = (a: string) =>
+      a.toLowerCase().includes(INTERNAL_ERROR_MARKER) || a.toLowerCase().includes(INTERNAL_ERROR_HEX_MARKER);
+    if (addresses.some(failing)) {
       return {
         status: 'FAILED',
         code: 'ErrInternal',

@@ -2,7 +2,7 @@
  * Ground truth: the data as it exists at clock.now(), computed by the same functions that serve it,
  * so tests can compare a collector's database with what the API holds.
  */
-import type { Network } from '../upstream/endpoints.js';
+import type { Currency, Network } from '../upstream/endpoints.js';
 import type { SimContext } from './context.js';
 import { type CsvRow, exportRows } from './csv.js';
 import { signedMessage } from './data/signatures.js';
@@ -14,8 +14,12 @@ import { networkGroup } from './validation.js';
 export interface GroundTruth {
   /** Every transaction existing now, newest first (the API's order). No network = mainnet, as the API. */
   transactions(filter?: { network?: Network; status?: TxStatusFilter }): NativeTransaction[];
-  /** Every reward existing now for the query, newest first (the default sortOrder), prices in usd. */
-  rewards(network: Network, query: { addresses?: string[]; nodeIds?: string[] }): HistoricalReward[];
+  /** Every reward existing now for the query, newest first (the default sortOrder), prices in `currency` (usd). */
+  rewards(
+    network: Network,
+    query: { addresses?: string[]; nodeIds?: string[] },
+    currency?: Currency,
+  ): HistoricalReward[];
   supply(): AvaxSupply;
   signature(network: Network, txHash: string): string;
   operation(operationId: string): OperationStatusResponse | undefined;
@@ -34,9 +38,9 @@ export function createGroundTruth(ctx: SimContext): GroundTruth {
       }
       return out;
     },
-    rewards(network, query) {
+    rewards(network, query, currency = 'usd') {
       const subjects = parseSubjects(network, query.addresses?.join(','), query.nodeIds?.join(','));
-      return ctx.rewards.all({ group: networkGroup(network), subjects, sortOrder: 'desc' }, 'usd');
+      return ctx.rewards.all({ group: networkGroup(network), subjects, sortOrder: 'desc' }, currency);
     },
     supply() {
       return ctx.supply.at(ctx.clock.now());

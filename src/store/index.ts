@@ -8,5 +8,6 @@ export * as tables from './schema.js';
 export * from './signatures.js';
 export * from './summaries.js';
 export * from './supply.js';
+export * from './tables.js';
 export * from './transactions.js';
 export * from './usage-metrics.js';

@@ -1,4 +1,4 @@
-import { desc, eq, sql } from 'drizzle-orm';
+import { desc, eq, gte, inArray, max, sql, sum } from 'drizzle-orm';
 import { memo } from './memo.js';
 import type { Store } from './open.js';
 import { jobRuns } from './schema.js';
@@ -51,4 +51,39 @@ export function finishJobRun(store: Store, id: number, result: JobRunResult): vo
 
 export function listJobRuns(store: Store, limit = 20) {
   return store.db.select().from(jobRuns).orderBy(desc(jobRuns.id)).limit(limit).all();
+}
+
+export type JobRunRow = typeof jobRuns.$inferSelect;
+
+/** The latest run of each job that ever ran (its highest id), whatever its outcome. */
+export function listLatestJobRuns(store: Store): JobRunRow[] {
+  const latest = store.db
+    .select({ id: max(jobRuns.id) })
+    .from(jobRuns)
+    .groupBy(jobRuns.job);
+  return store.db
+    .select()
+    .from(jobRuns)
+    .where(inArray(jobRuns.id, sql`${latest}`))
+    .all();
+}
+
+/** When each job last finished successfully. */
+export function listLastSuccesses(store: Store): { job: string; finishedAt: string | null }[] {
+  return store.db
+    .select({ job: jobRuns.job, finishedAt: max(jobRuns.finishedAt) })
+    .from(jobRuns)
+    .where(eq(jobRuns.status, 'succeeded'))
+    .groupBy(jobRuns.job)
+    .all();
+}
+
+/** Compute units of the runs started at or after `since` (ISO-8601 UTC, compared as text). */
+export function sumComputeUnitsSince(store: Store, since: string): number {
+  const row = store.db
+    .select({ total: sum(jobRuns.computeUnits) })
+    .from(jobRuns)
+    .where(gte(jobRuns.startedAt, since))
+    .get();
+  return Number(row?.total ?? 0);
 }

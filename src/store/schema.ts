@@ -1,7 +1,8 @@
 import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /*
- * The tables are part of the user interface: people query them with SQL (README, "Database").
+ * The tables are part of the user interface: people query them with SQL (docs/database.md, which a
+ * test keeps in step with this file).
  * Conventions:
  * - Amounts (wei, nAVAX, AVAX decimals, prices) are TEXT holding the exact decimal the API sent;
  *   cast in SQL (`CAST(amount AS REAL)`) only where a float is acceptable.
@@ -99,10 +100,6 @@ export const rewards = sqliteTable(
     assetType: text('asset_type').notNull(),
     /** Smallest units (nAVAX for AVAX), decimal text. */
     amount: text('amount').notNull(),
-    /** The price currency asked for; NULL until the API has a price (rewards older than 24 h). */
-    priceCurrency: text('price_currency'),
-    /** Price of one whole token at reward time, exact decimal text. */
-    priceValue: text('price_value'),
     /** JSON array of the reward's addresses, as sent; query them through reward_addresses. */
     addresses: text('addresses').notNull(),
     firstSeenAt: text('first_seen_at').notNull(),
@@ -113,6 +110,25 @@ export const rewards = sqliteTable(
     index('rewards_node_id_idx').on(t.nodeId),
     index('rewards_end_timestamp_idx').on(t.endTimestamp),
   ],
+);
+
+/**
+ * The historical price of a reward's token, one row per currency collected: the API prices a reward
+ * in the currency asked for, and only once it is older than 24 h, so a reward has no row at first,
+ * and one per currency the rewards job has been configured with since. A price is never erased.
+ */
+export const rewardPrices = sqliteTable(
+  'reward_prices',
+  {
+    network: text('network').notNull(),
+    utxoId: text('utxo_id').notNull(),
+    /** Lower-case currency code, e.g. `usd`, `eur`. */
+    currency: text('currency').notNull(),
+    /** Price of one whole token at reward time, exact decimal text. */
+    value: text('value').notNull(),
+    fetchedAt: text('fetched_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.utxoId, t.currency] })],
 );
 
 /** Which addresses a reward belongs to: `WHERE address = 'avax1…'`. */

@@ -75,8 +75,8 @@ export async function serviceHarness(
   };
 }
 
-/** Removes every key of a test's prefix from Redis. */
-async function deletePrefix(url: string, prefix: string): Promise<void> {
+/** Removes every key of a test's (or a benchmark's) prefix from Redis. */
+export async function deletePrefix(url: string, prefix: string): Promise<void> {
   const redis = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => null, lazyConnect: true });
   redis.on('error', () => undefined);
   try {

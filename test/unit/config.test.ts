@@ -230,3 +230,28 @@ describe('durations', () => {
     expect(parseDuration(text)).toBe(ms);
   });
 });
+
+describe('export windows', () => {
+  const withWindow = (window: unknown) => ({
+    jobs: {
+      exports: {
+        schedule: '0 2 * * *',
+        definitions: [
+          {
+            name: 'w',
+            type: 'TRANSACTION_EXPORT_EVM',
+            addresses: [`0x${'aa'.padStart(40, '0')}`],
+            includeChains: ['43114'],
+            window,
+          },
+        ],
+      },
+    },
+  });
+  it.each([
+    [{ firstDate: '2025-02-30', lastDate: '2025-03-01' }, 'not a calendar date'],
+    [{ firstDate: '2025-03-02', lastDate: '2025-03-01' }, 'firstDate must not be after lastDate'],
+  ])('refuses %j at start-up', (window, message) => {
+    expect(() => loadConfig({ env: {}, file: withWindow(window) })).toThrow(message);
+  });
+});

@@ -1,0 +1,73 @@
+import { type Command, Option } from 'commander';
+import { databaseExists, failUsage } from './usage.js';
+
+interface RewardsFlags {
+  from: string;
+  to: string;
+  currency?: string;
+  address: string[];
+  format?: 'csv' | 'table';
+}
+
+/** `report rewards`: the rewards of a range of UTC days with their value, for accounting. */
+export function registerReport(program: Command): void {
+  const report = program.command('report').description('reports from the collected data');
+  report
+    .command('rewards')
+    .description(
+      'every reward whose end time falls between two UTC days (both included): date, address, node id, type, ' +
+        'amount in AVAX, the historical price stored with it, and its value rounded to cents (half even)',
+    )
+    .requiredOption('--from <date>', 'first UTC day, YYYY-MM-DD (included)')
+    .requiredOption('--to <date>', 'last UTC day, YYYY-MM-DD (included)')
+    .option('--currency <code>', 'which stored prices to use (default: jobs.rewards.currency, else usd)')
+    .option(
+      '--address <id>',
+      'only rewards of this address or node id; repeat it or separate with commas for several',
+      (value: string, previous: string[]) => [...previous, ...value.split(',').filter(Boolean)],
+      [],
+    )
+    .addOption(
+      new Option(
+        '--format <format>',
+        'csv (rows only) or table (monthly subtotals and a total); default: table in a terminal, else csv',
+      ).choices(['csv', 'table']),
+    )
+    .action(async (flags: RewardsFlags) => {
+      const [{ loadConfig }, { openStore }, report] = await Promise.all([
+        import('../config/index.js'),
+        import('../store/index.js'),
+        import('../report/rewards.js'),
+      ]);
+      const config = loadConfig({ configPath: program.opts<{ config?: string }>().config });
+      try {
+        // Arguments first: a bad date is exit 2 whether or not there is a database yet.
+        report.parseRange(flags.from, flags.to);
+        if (!databaseExists(config.databasePath)) {
+          throw new Error(
+            `no database at ${config.databasePath}: run the rewards job first (DATABASE_PATH sets it)`,
+          );
+        }
+        const store = openStore(config.databasePath);
+        try {
+          const result = report.buildRewardsReport(store, config.jobs.rewards, {
+            from: flags.from,
+            to: flags.to,
+            currency: flags.currency,
+            addresses: flags.address,
+          });
+          const format = flags.format ?? (process.stdout.isTTY ? 'table' : 'csv');
+          process.stdout.write(
+            format === 'csv' ? report.formatRewardsCsv(result) : report.formatRewardsTable(result),
+          );
+          const warning = report.describeUnpriced(result);
+          if (warning) console.error(warning);
+        } finally {
+          store.close();
+        }
+      } catch (err) {
+        if (err instanceof report.ReportError) failUsage(err.message);
+        else throw err;
+      }
+    });
+}

@@ -1,0 +1,29 @@
+import type { Command } from 'commander';
+import { databaseExists } from './usage.js';
+
+/** `status`: rows per table, each job's last and next run, today's compute units, exports in flight. */
+export function registerStatus(program: Command): void {
+  program
+    .command('status')
+    .description(
+      "a summary from the database and the config: each job's last run, outcome and next run, compute " +
+        'units spent today (UTC) against the budget, exports in flight, rows per table',
+    )
+    .option('--json', 'print it as JSON, for scripts')
+    .action(async (flags: { json?: boolean }) => {
+      const [{ loadConfig }, { openStore }, { collectStatus, formatStatus }] = await Promise.all([
+        import('../config/index.js'),
+        import('../store/index.js'),
+        import('../status.js'),
+      ]);
+      const config = loadConfig({ configPath: program.opts<{ config?: string }>().config });
+      // Status reads; it does not create a database that does not exist yet.
+      const store = databaseExists(config.databasePath) ? openStore(config.databasePath) : undefined;
+      try {
+        const status = collectStatus(config, store, new Date());
+        process.stdout.write(flags.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status));
+      } finally {
+        store?.close();
+      }
+    });
+}

@@ -1,0 +1,159 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportsJob } from '../../jobs/exports.js';
+import { rewards } from '../../jobs/rewards.js';
+import { supply } from '../../jobs/supply.js';
+import { createManualClock } from '../../src/clock.js';
+import { demoAddress } from '../../src/demo-config.js';
+import { runJob } from '../../src/runner.js';
+import { readCron } from '../../src/schedule.js';
+import type { Status } from '../../src/status.js';
+import { runCli } from '../support/cli.js';
+import { type Collector, evmExportPayload, startCollector } from '../support/collector.js';
+import { tempDir } from '../support/tmp.js';
+
+const timezone = 'Europe/Paris';
+const schedules = { supply: '*/5 * * * *', rewards: '30 3 * * *', usageMetrics: '15 * * * *' };
+
+let c: Collector;
+let dir: string;
+let cleanup: () => void;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  // Runs happen "now", so that they count in today's compute units.
+  c = await startCollector({ clock: createManualClock(Date.now()) });
+  ({ dir, cleanup } = tempDir('glacier-status-'));
+  const addresses = [demoAddress('status-holder')];
+  await runJob('supply', supply, {}, c.deps);
+  await runJob(
+    'rewards',
+    rewards,
+    { network: 'mainnet', addresses, nodeIds: [], currency: 'usd', pageSize: 100, maxPages: 2 },
+    c.deps,
+  );
+  await runJob(
+    'usage-metrics',
+    async () => {
+      throw new Error('upstream said no', { cause: new Error('403 Forbidden') });
+    },
+    {},
+    c.deps,
+  );
+  // An export left running: the simulator's operations finish only when its clock moves on.
+  await runJob('exports', exportsJob, { ...evmExportPayload(join(dir, 'exports')), wait: false }, c.deps);
+  const configPath = join(dir, 'glacier-collector.json');
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      service: { timezone },
+      budget: { computeUnitsPerDay: 50_000 },
+      jobs: {
+        supply: { schedule: schedules.supply },
+        rewards: { schedule: schedules.rewards, addresses },
+        usageMetrics: { schedule: schedules.usageMetrics, sources: [{ source: 'dataApi' }] },
+        signatures: {
+          schedule: '0 0 * * *',
+          enabled: false,
+          txHashes: ['2oxtFTU5N5o6vQXihy727Bx8CVPAiC1A2oxtFTU5N5o6vQXih'],
+        },
+      },
+    }),
+  );
+  env = { DATABASE_PATH: c.dbPath, GLACIER_CONFIG: configPath };
+});
+
+afterAll(async () => {
+  await c?.close();
+  cleanup?.();
+});
+
+const count = (sql: string) => (c.store.sqlite.prepare(sql).get() as { n: number }).n;
+
+describe('status', () => {
+  it('--json gives rows per table, each job run and next run, compute units today and exports in flight', async () => {
+    const r = await runCli(['status', '--json'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const status = JSON.parse(r.stdout) as Status;
+    const now = new Date(status.now);
+
+    const tables = c.store.sqlite
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'",
+      )
+      .all() as { name: string }[];
+    expect(status.database.tables.map((t) => t.table).sort()).toEqual(tables.map((t) => t.name).sort());
+    for (const t of status.database.tables)
+      expect(t.rows).toBe(count(`SELECT COUNT(*) AS n FROM "${t.table}"`));
+    expect(status.database.tables.find((t) => t.table === 'rewards')!.rows).toBeGreaterThan(0);
+
+    const byJob = new Map(status.jobs.map((j) => [j.job, j]));
+    expect([...byJob.keys()]).toEqual(['supply', 'rewards', 'usage-metrics', 'signatures']);
+    expect(byJob.get('supply')!.lastRun).toMatchObject({
+      status: 'succeeded',
+      rowsWritten: 1,
+      computeUnits: 1,
+    });
+    expect(byJob.get('supply')!.lastSuccessAt).toBe(byJob.get('supply')!.lastRun!.finishedAt);
+    expect(byJob.get('usage-metrics')!.lastRun).toMatchObject({
+      status: 'failed',
+      error: 'upstream said no: caused by 403 Forbidden',
+    });
+    expect(byJob.get('usage-metrics')!.lastSuccessAt).toBeNull();
+    expect(byJob.get('signatures')).toMatchObject({ enabled: false, lastRun: null });
+    expect(byJob.get('signatures')!.nextRunAt).toBeNull();
+    for (const [job, schedule] of [
+      ['supply', schedules.supply],
+      ['rewards', schedules.rewards],
+      ['usage-metrics', schedules.usageMetrics],
+    ] as const) {
+      expect(byJob.get(job)!.nextRunAt).toBe(readCron(schedule, timezone).nextAfter(now).toISOString());
+    }
+
+    const runs = c.store.sqlite.prepare('SELECT started_at, compute_units FROM job_runs').all() as {
+      started_at: string;
+      compute_units: number;
+    }[];
+    const today = runs.filter((run) => run.started_at.startsWith(status.now.slice(0, 10)));
+    expect(status.computeUnits).toEqual({
+      day: status.now.slice(0, 10),
+      spent: today.reduce((s, run) => s + run.compute_units, 0),
+      budget: 50_000,
+      tier: 'none',
+      share: today.reduce((s, run) => s + run.compute_units, 0) / 50_000,
+    });
+    expect(status.computeUnits.spent).toBeGreaterThan(100); // the rewards pages alone cost 100 each
+
+    const running = c.store.sqlite
+      .prepare("SELECT operation_id FROM export_operations WHERE status = 'RUNNING'")
+      .all() as { operation_id: string }[];
+    expect(running).toHaveLength(1);
+    expect(status.exportsInFlight.map((e) => e.operationId)).toEqual([running[0]!.operation_id]);
+    expect(status.exportsInFlight[0]).toMatchObject({ exportName: 'treasury', status: 'RUNNING' });
+  });
+
+  it('prints a human summary', async () => {
+    const r = await runCli(['status'], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      /^supply\s+\*\/5 \* \* \* \*\s+\S+ \S+Z \(\d+[smhd] ago\)\s+succeeded\s+1\s+1\s/m,
+    );
+    expect(r.stdout).toMatch(/^signatures\s.*never run.*disabled$/m);
+    expect(r.stdout).toContain('usage-metrics failed: upstream said no: caused by 403 Forbidden');
+    expect(r.stdout).toMatch(/compute units today \(\d{4}-\d{2}-\d{2} UTC\): [\d,]+ of 50,000 \(/);
+    expect(r.stdout).toContain('exports in flight: 1');
+    expect(r.stdout).toMatch(/^rewards\s+[\d,]+$/m);
+  });
+
+  it('reports a database that does not exist yet without creating it', async () => {
+    const path = join(dir, 'missing.db');
+    const r = await runCli(['status', '--json'], { ...env, DATABASE_PATH: path });
+    expect(r.code, r.stderr).toBe(0);
+    const status = JSON.parse(r.stdout) as Status;
+    expect(status.database).toEqual({ path, exists: false, tables: [] });
+    expect(status.jobs.every((j) => j.lastRun === null)).toBe(true);
+    expect(status.computeUnits.spent).toBe(0);
+    expect(existsSync(path)).toBe(false);
+  });
+});
