@@ -27,12 +27,21 @@ CREATE TABLE `reward_summaries` (
 	`subject_kind` text NOT NULL,
 	`subject` text NOT NULL,
 	`reward_type` text NOT NULL,
-	`price_currency` text NOT NULL,
 	`rewards` integer NOT NULL,
 	`amount` integer NOT NULL,
-	`value` real NOT NULL,
 	`newest_end_timestamp` integer NOT NULL,
-	PRIMARY KEY(`network`, `subject_kind`, `subject`, `reward_type`, `price_currency`)
+	PRIMARY KEY(`network`, `subject_kind`, `subject`, `reward_type`)
+);
+--> statement-breakpoint
+CREATE TABLE `reward_value_summaries` (
+	`network` text NOT NULL,
+	`subject_kind` text NOT NULL,
+	`subject` text NOT NULL,
+	`reward_type` text NOT NULL,
+	`currency` text NOT NULL,
+	`priced` integer NOT NULL,
+	`value` real NOT NULL,
+	PRIMARY KEY(`network`, `subject_kind`, `subject`, `reward_type`, `currency`)
 );
 --> statement-breakpoint
 CREATE TABLE `transaction_summaries` (

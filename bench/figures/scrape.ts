@@ -60,10 +60,11 @@ export function fill(store: Store, transactions: number, rewards: number): void 
   const reward = store.sqlite.prepare(
     `INSERT INTO rewards (network, utxo_id, tx_hash, reward_tx_hash, output_index, node_id, reward_type, amount_staked,
       start_timestamp, end_timestamp, asset_id, asset_name, asset_symbol, asset_denomination, asset_type, amount,
-      price_currency, price_value, addresses, first_seen_at, last_seen_at)
+      addresses, first_seen_at, last_seen_at)
      VALUES ('mainnet', ?, 'tx', 'rtx', 0, ?, ?, '2000000000000', 0, ?, 'FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z',
-      'Avalanche', 'AVAX', 9, 'secp256k1', ?, 'usd', '21.5', '[]', 'x', 'x')`,
+      'Avalanche', 'AVAX', 9, 'secp256k1', ?, '[]', 'x', 'x')`,
   );
+  const price = store.sqlite.prepare("INSERT INTO reward_prices VALUES ('mainnet', ?, 'usd', '21.5', 'x')");
   const link = store.sqlite.prepare("INSERT INTO reward_addresses VALUES ('mainnet', ?, ?)");
   const BATCH = 20_000;
   for (let start = 0; start < transactions; start += BATCH) {
@@ -91,6 +92,7 @@ export function fill(store: Store, transactions: number, rewards: number): void 
           String(1_000_000 + i),
         );
         link.run(utxo, ADDRESSES[i % ADDRESSES.length]!.replace(/^[PX]-/, ''));
+        price.run(utxo);
       }
     });
   }

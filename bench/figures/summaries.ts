@@ -73,6 +73,9 @@ const TRIGGERS = [
   'rewards_summary_update',
   'reward_addresses_summary_insert',
   'reward_addresses_summary_delete',
+  'reward_prices_summary_insert',
+  'reward_prices_summary_delete',
+  'reward_prices_summary_update',
 ];
 
 /** ms per page: every page written once (new rows), then every page again (known rows). */

@@ -371,10 +371,7 @@ export const transactionSummaries = sqliteTable(
   (t) => [primaryKey({ columns: [t.network, t.chainId] })],
 );
 
-/**
- * Rewards per subject (an address of reward_addresses or a node id of rewards), reward type and
- * price currency ('' while unpriced): count, exact amount and value in that currency.
- */
+/** Rewards per subject (an address of reward_addresses or a node id of rewards) and reward type. */
 export const rewardSummaries = sqliteTable(
   'reward_summaries',
   {
@@ -383,17 +380,30 @@ export const rewardSummaries = sqliteTable(
     subjectKind: text('subject_kind').notNull(),
     subject: text('subject').notNull(),
     rewardType: text('reward_type').notNull(),
-    /** The currency of the stored price; '' for rewards without one yet. */
-    priceCurrency: text('price_currency').notNull(),
     rewards: integer('rewards').notNull(),
     /** Sum of the amounts in smallest units (nAVAX): exact, an int64 holds 9.2 billion AVAX. */
     amount: integer('amount').notNull(),
-    /** Sum of amount × price, in `price_currency` (a float: sums of products are not exact anyway). */
-    value: real('value').notNull(),
     /** Unix seconds. */
     newestEndTimestamp: integer('newest_end_timestamp').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.network, t.subjectKind, t.subject, t.rewardType, t.priceCurrency] })],
+  (t) => [primaryKey({ columns: [t.network, t.subjectKind, t.subject, t.rewardType] })],
+);
+
+/** Value of those rewards per price currency of reward_prices: the priced ones and amount × price. */
+export const rewardValueSummaries = sqliteTable(
+  'reward_value_summaries',
+  {
+    network: text('network').notNull(),
+    subjectKind: text('subject_kind').notNull(),
+    subject: text('subject').notNull(),
+    rewardType: text('reward_type').notNull(),
+    currency: text('currency').notNull(),
+    /** Rewards with a price in this currency. */
+    priced: integer('priced').notNull(),
+    /** Sum of amount × price (a float: sums of products are not exact anyway). */
+    value: real('value').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.subjectKind, t.subject, t.rewardType, t.currency] })],
 );
 
 /** The newest bucket stored per usage-metrics series. */

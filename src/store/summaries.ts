@@ -62,15 +62,14 @@ export interface RewardTotals {
   rewards: number;
   /** Sum of the amounts in smallest units (nAVAX), exact decimal text. */
   amount: string;
-  /** Sum of amount × price over the rewards priced in the currency asked for. */
+  /** Sum of amount × price over the rewards priced in the currency asked for (0 when none is). */
   value: number;
   newestEndTimestamp: number;
 }
 
 /**
  * Reward totals of the given subjects (addresses without a chain prefix, node ids) on a network,
- * valued in `currency`: one primary-key range per subject, summed by SQLite (int64 sums of nAVAX
- * are exact), one statement per kind.
+ * valued in `currency`: one primary-key range per subject, one statement per kind.
  */
 export function readRewardTotals(
   store: Store,
@@ -80,11 +79,12 @@ export function readRewardTotals(
 ): RewardTotals[] {
   const stmt = memo(store, 'summaries.rewards', () =>
     store.sqlite.prepare(
-      `SELECT subject, reward_type AS rewardType, sum(rewards) AS rewards, CAST(sum(amount) AS TEXT) AS amount,
-         total(CASE WHEN price_currency = ? THEN value END) AS value, max(newest_end_timestamp) AS newestEndTimestamp
-       FROM reward_summaries
-       WHERE network = ? AND subject_kind = ? AND subject IN (SELECT value FROM json_each(?)) AND rewards > 0
-       GROUP BY subject, reward_type`,
+      `SELECT s.subject, s.reward_type AS rewardType, s.rewards, CAST(s.amount AS TEXT) AS amount,
+         coalesce(v.value, 0.0) AS value, s.newest_end_timestamp AS newestEndTimestamp
+       FROM reward_summaries s
+       LEFT JOIN reward_value_summaries v ON v.network = s.network AND v.subject_kind = s.subject_kind
+         AND v.subject = s.subject AND v.reward_type = s.reward_type AND v.currency = ?
+       WHERE s.network = ? AND s.subject_kind = ? AND s.subject IN (SELECT value FROM json_each(?)) AND s.rewards > 0`,
     ),
   );
   const out: RewardTotals[] = [];

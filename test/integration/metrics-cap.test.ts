@@ -26,14 +26,16 @@ describe('metrics cardinality cap', () => {
     const insert = db.store.sqlite.prepare(
       `INSERT INTO rewards (network, utxo_id, tx_hash, reward_tx_hash, output_index, node_id, reward_type, amount_staked,
         start_timestamp, end_timestamp, asset_id, asset_name, asset_symbol, asset_denomination, asset_type, amount,
-        price_currency, price_value, addresses, first_seen_at, last_seen_at)
-       VALUES ('mainnet', ?, 't', 'rt', 0, ?, 'VALIDATOR', '1', 0, ?, 'a', 'Avalanche', 'AVAX', 9, 'secp256k1', ?, 'usd', '2', '[]', 'x', 'x')`,
+        addresses, first_seen_at, last_seen_at)
+       VALUES ('mainnet', ?, 't', 'rt', 0, ?, 'VALIDATOR', '1', 0, ?, 'a', 'Avalanche', 'AVAX', 9, 'secp256k1', ?, '[]', 'x', 'x')`,
     );
+    const price = db.store.sqlite.prepare("INSERT INTO reward_prices VALUES ('mainnet', ?, 'usd', '2', 'x')");
     const link = db.store.sqlite.prepare("INSERT INTO reward_addresses VALUES ('mainnet', ?, ?)");
     db.store.transaction(() => {
       addresses.forEach((address, i) => {
         insert.run(`u${i}`, demoNodeId('n'), 1000 + i, String((i + 1) * 1_000_000_000));
         link.run(`u${i}`, address);
+        price.run(`u${i}`);
       });
     });
     let logText = '';

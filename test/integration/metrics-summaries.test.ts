@@ -59,7 +59,8 @@ function insertReward(
     type: string;
     amount: string;
     end: number;
-    price?: string;
+    /** Price per currency. */
+    prices?: Record<string, string>;
     addresses: string[];
   },
 ): void {
@@ -67,36 +68,53 @@ function insertReward(
     .prepare(
       `INSERT INTO rewards (network, utxo_id, tx_hash, reward_tx_hash, output_index, node_id, reward_type, amount_staked,
         start_timestamp, end_timestamp, asset_id, asset_name, asset_symbol, asset_denomination, asset_type, amount,
-        price_currency, price_value, addresses, first_seen_at, last_seen_at)
+        addresses, first_seen_at, last_seen_at)
        VALUES ('mainnet', ?, 't', 'rt', 0, ?, ?, '1', 0, ?, 'FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z', 'Avalanche', 'AVAX', 9,
-        'secp256k1', ?, ?, ?, '[]', 'x', 'x')`,
+        'secp256k1', ?, '[]', 'x', 'x')`,
     )
-    .run(r.utxo, r.node, r.type, r.end, r.amount, r.price ? 'eur' : null, r.price ?? null);
+    .run(r.utxo, r.node, r.type, r.end, r.amount);
+  for (const [currency, value] of Object.entries(r.prices ?? {})) setPrice(store, r.utxo, currency, value);
   for (const a of r.addresses) {
     store.sqlite.prepare(`INSERT INTO reward_addresses VALUES ('mainnet', ?, ?)`).run(r.utxo, a);
   }
 }
 
-/** The reward summary recomputed in JS from the rows: exact amounts, values to 1e-9. */
+function setPrice(store: Store, utxo: string, currency: string, value: string): void {
+  store.sqlite
+    .prepare(
+      `INSERT INTO reward_prices VALUES ('mainnet', ?, ?, ?, 'x')
+       ON CONFLICT (network, utxo_id, currency) DO UPDATE SET value = excluded.value`,
+    )
+    .run(utxo, currency, value);
+}
+
+/** The reward summaries recomputed in JS from the rows: exact amounts; values per currency to 1e-9. */
 function rewardTruth(store: Store) {
   const rewards = all(store, 'SELECT * FROM rewards');
   const links = all(store, 'SELECT * FROM reward_addresses');
-  const out = new Map<string, { rewards: number; amount: bigint; value: number; newest: number }>();
+  const prices = all(store, 'SELECT * FROM reward_prices');
+  const base = new Map<string, { rewards: number; amount: bigint; newest: number }>();
+  const values = new Map<string, { priced: number; value: number }>();
   const add = (kind: string, subject: string, r: Record<string, unknown>) => {
-    const currency = r.price_value === null ? '' : (r.price_currency as string);
-    const key = [kind, subject, r.reward_type, currency].join('|');
-    const e = out.get(key) ?? { rewards: 0, amount: 0n, value: 0, newest: 0 };
+    const key = [kind, subject, r.reward_type].join('|');
+    const e = base.get(key) ?? { rewards: 0, amount: 0n, newest: 0 };
     e.rewards += 1;
     e.amount += BigInt(r.amount as string);
-    if (r.price_value !== null) e.value += (Number(r.amount) / 1e9) * Number(r.price_value);
     e.newest = Math.max(e.newest, r.end_timestamp as number);
-    out.set(key, e);
+    base.set(key, e);
+    for (const p of prices.filter((x) => x.utxo_id === r.utxo_id)) {
+      const vKey = `${key}|${p.currency}`;
+      const v = values.get(vKey) ?? { priced: 0, value: 0 };
+      v.priced += 1;
+      v.value += (Number(r.amount) / 1e9) * Number(p.value);
+      values.set(vKey, v);
+    }
   };
   for (const r of rewards) {
     add('node_id', r.node_id as string, r);
     for (const l of links.filter((x) => x.utxo_id === r.utxo_id)) add('address', l.address as string, r);
   }
-  return out;
+  return { base, values };
 }
 
 function expectRewardSummaryRight(store: Store, exactNewest = true): void {
@@ -105,15 +123,23 @@ function expectRewardSummaryRight(store: Store, exactNewest = true): void {
     .prepare('SELECT * FROM reward_summaries WHERE rewards > 0')
     .safeIntegers(true)
     .all() as Record<string, bigint | string | number>[];
-  expect(rows).toHaveLength(truth.size);
+  expect(rows).toHaveLength(truth.base.size);
   for (const row of rows) {
-    const key = [row.subject_kind, row.subject, row.reward_type, row.price_currency].join('|');
-    const t = truth.get(key);
+    const key = [row.subject_kind, row.subject, row.reward_type].join('|');
+    const t = truth.base.get(key);
     expect(t, key).toBeDefined();
     expect(Number(row.rewards)).toBe(t!.rewards);
     expect(row.amount).toBe(t!.amount);
-    expect(Math.abs(Number(row.value) - t!.value)).toBeLessThan(1e-9);
     if (exactNewest) expect(Number(row.newest_end_timestamp)).toBe(t!.newest);
+  }
+  const valueRows = all(store, 'SELECT * FROM reward_value_summaries WHERE priced > 0');
+  expect(valueRows).toHaveLength(truth.values.size);
+  for (const row of valueRows) {
+    const key = [row.subject_kind, row.subject, row.reward_type, row.currency].join('|');
+    const t = truth.values.get(key);
+    expect(t, key).toBeDefined();
+    expect(row.priced).toBe(t!.priced);
+    expect(Math.abs((row.value as number) - t!.value)).toBeLessThan(1e-9);
   }
 }
 
@@ -133,7 +159,7 @@ describe('metrics summaries', () => {
     expect(txSummary(store).map((r) => r.transactions)).toEqual(txTruth(store).map((r) => r.transactions));
   });
 
-  it('sum rewards per address and node id, moving a reward from unpriced to priced when its price arrives', async () => {
+  it('sum rewards per address and node id, and their value per price currency as prices arrive', async () => {
     const store = fresh();
     insertReward(store, {
       utxo: 'u1',
@@ -149,7 +175,7 @@ describe('metrics summaries', () => {
       type: 'DELEGATOR',
       amount: '123456789012345',
       end: 20,
-      price: '21.37',
+      prices: { eur: '21.37', usd: '23.1' },
       addresses: ['a1', 'a2'],
     });
     insertReward(store, {
@@ -158,19 +184,18 @@ describe('metrics summaries', () => {
       type: 'VALIDATOR',
       amount: '5',
       end: 30,
-      price: '0.1',
+      prices: { eur: '0.1' },
       addresses: [],
     });
     expectRewardSummaryRight(store);
-    // The price of u1 arrives (the upsert sets every column; only counted ones matter).
-    store.sqlite
-      .prepare("UPDATE rewards SET price_currency = 'eur', price_value = '19.5' WHERE utxo_id = 'u1'")
-      .run();
-    expectRewardSummaryRight(store);
+    // The price of u1 arrives; another currency's price of u2 changes; a re-read touches last_seen_at.
+    setPrice(store, 'u1', 'eur', '19.5');
+    setPrice(store, 'u2', 'usd', '24');
     store.sqlite.prepare("UPDATE rewards SET last_seen_at = 'z'").run();
     expectRewardSummaryRight(store);
-    // A link written before its reward, then the reward: counted once.
+    // A link and a price written before their reward, then the reward: each counted once.
     store.sqlite.prepare("INSERT INTO reward_addresses VALUES ('mainnet', 'u4', 'a3')").run();
+    setPrice(store, 'u4', 'eur', '2');
     insertReward(store, {
       utxo: 'u4',
       node: 'N2',
@@ -180,8 +205,13 @@ describe('metrics summaries', () => {
       addresses: [],
     });
     expectRewardSummaryRight(store);
+    // A changed amount moves the count and every value.
+    store.sqlite.prepare("UPDATE rewards SET amount = '2000000002' WHERE utxo_id = 'u1'").run();
+    expectRewardSummaryRight(store);
     store.sqlite.prepare("DELETE FROM reward_addresses WHERE utxo_id = 'u2' AND address = 'a2'").run();
+    store.sqlite.prepare("DELETE FROM reward_prices WHERE utxo_id = 'u2' AND currency = 'usd'").run();
     store.sqlite.prepare("DELETE FROM rewards WHERE utxo_id = 'u3'").run();
+    store.sqlite.prepare("DELETE FROM reward_prices WHERE utxo_id = 'u3'").run();
     // Deletions never lower a newest time (documented): compare everything else.
     expectRewardSummaryRight(store, false);
   });
@@ -208,12 +238,14 @@ describe('metrics summaries', () => {
   it('are filled from the rows already stored when the migration runs on an existing database', () => {
     const { dir, cleanup } = tempDir();
     cleanups.push(cleanup);
-    // A database at the first migration only, with data.
+    // A database at every migration before the metrics ones, with data.
     const first = join(dir, 'first');
     mkdirSync(join(first, 'meta'), { recursive: true });
-    copyFileSync(join(migrationsFolder(), '0000_initial.sql'), join(first, '0000_initial.sql'));
     const journal = JSON.parse(readFileSync(join(migrationsFolder(), 'meta', '_journal.json'), 'utf8'));
-    journal.entries = journal.entries.slice(0, 1);
+    journal.entries = journal.entries.filter((e: { tag: string }) => !e.tag.includes('metrics'));
+    for (const { tag } of journal.entries as { tag: string }[]) {
+      copyFileSync(join(migrationsFolder(), `${tag}.sql`), join(first, `${tag}.sql`));
+    }
     writeFileSync(join(first, 'meta', '_journal.json'), JSON.stringify(journal));
     const path = join(dir, 'old.db');
     const old = openStore(path, { migrate: false });
@@ -226,7 +258,7 @@ describe('metrics summaries', () => {
       type: 'VALIDATOR',
       amount: '3',
       end: 10,
-      price: '2.5',
+      prices: { usd: '2.5' },
       addresses: ['a1'],
     });
     insertReward(old, {

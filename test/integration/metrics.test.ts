@@ -114,18 +114,20 @@ describe('metrics of the collected data', () => {
         );
         const stored = rows(
           c,
-          `SELECT r.amount, r.price_value FROM rewards r WHERE r.reward_type = ? AND r.price_currency = 'eur' AND ${
-            s.kind === 'address'
-              ? 'EXISTS (SELECT 1 FROM reward_addresses a WHERE a.utxo_id = r.utxo_id AND a.address = ?)'
-              : 'r.node_id = ?'
-          }`,
+          `SELECT r.amount, p.value AS price FROM rewards r
+           JOIN reward_prices p ON p.network = r.network AND p.utxo_id = r.utxo_id AND p.currency = 'eur'
+           WHERE r.reward_type = ? AND ${
+             s.kind === 'address'
+               ? 'EXISTS (SELECT 1 FROM reward_addresses a WHERE a.utxo_id = r.utxo_id AND a.address = ?)'
+               : 'r.node_id = ?'
+           }`,
           type,
           s.subject,
         );
         expect(stored.length).toBeGreaterThan(0);
         closeTo(
           v('glacier_rewards_received_value', { ...labels, currency: 'eur' }),
-          stored.reduce((sum, row) => sum + (Number(row.amount) / 1e9) * Number(row.price_value), 0),
+          stored.reduce((sum, row) => sum + (Number(row.amount) / 1e9) * Number(row.price), 0),
         );
         series++;
       }
