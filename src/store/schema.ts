@@ -193,7 +193,7 @@ export const signatures = sqliteTable(
 
 /**
  * Every export operation the collector started, with its request and status history. The lifecycle
- * (claims, polls, retries, follow-ups) is described in docs/notes/exports.md.
+ * (claims, polls, retries, follow-ups) is described in docs/collection.md (Exports).
  */
 export const exportOperations = sqliteTable(
   'export_operations',

@@ -188,21 +188,3 @@ describe('export lifecycle policy', () => {
     expect(requestHash(follow)).toBe(a);
   });
 });
-
-describe('docs/notes/exports.md', () => {
-  it('documents every exports setting and every exported_transactions column', async () => {
-    const { readFileSync } = await import('node:fs');
-    const { getTableColumns } = await import('drizzle-orm');
-    const { exportsJobSchema } = await import('../../src/config/schema.js');
-    const { exportedTransactions } = await import('../../src/store/schema.js');
-    const doc = readFileSync(new URL('../../docs/notes/exports.md', import.meta.url), 'utf8');
-    const keys = Object.keys(exportsJobSchema.shape).filter(
-      (k) => !['schedule', 'enabled', 'runOnStart'].includes(k),
-    );
-    const row = (name: string) => new RegExp(`\\|\\s*\`${name}\`\\s*\\|`);
-    for (const key of keys) expect(doc).toMatch(row(key));
-    for (const column of Object.values(getTableColumns(exportedTransactions))) {
-      expect(doc).toMatch(row(column.name));
-    }
-  });
-});
