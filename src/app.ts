@@ -2,7 +2,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/index.js';
 import { createLogger, type Logger } from './logger.js';
 import type { RunJobDeps } from './runner.js';
-import { openStore, type Store } from './store/index.js';
+import { DatabaseOpenError, openStore, type Store } from './store/index.js';
 import { createDataApiClient, type DataApiClient } from './upstream/index.js';
 import { packageVersion } from './version.js';
 
@@ -18,7 +18,7 @@ export interface App extends RunJobDeps {
 export function createApp(config: Config, overrides: { log?: Logger; clock?: Clock } = {}): App {
   const log = overrides.log ?? createLogger({ level: config.logLevel });
   const clock = overrides.clock ?? systemClock;
-  const store = openStore(config.databasePath);
+  const store = openConfiguredStore(config);
   const client = createDataApiClient({
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
@@ -40,4 +40,14 @@ export function createApp(config: Config, overrides: { log?: Logger; clock?: Clo
     secrets: config.apiKey ? [config.apiKey] : [],
     close: () => store.close(),
   };
+}
+
+/** The database of `DATABASE_PATH`, migrated; an error names the setting and its value. */
+export function openConfiguredStore(config: Pick<Config, 'databasePath'>): Store {
+  try {
+    return openStore(config.databasePath);
+  } catch (err) {
+    if (!(err instanceof DatabaseOpenError)) throw err;
+    throw new DatabaseOpenError(config.databasePath, err.cause, 'DATABASE_PATH');
+  }
 }

@@ -1,11 +1,10 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { configKeys, handlerFor, isJobName, jobNames, payloadFor } from '../jobs/index.js';
-import { createApp } from './app.js';
+import { createApp, openConfiguredStore } from './app.js';
 import { ConfigError, describeConfig, loadConfig } from './config/index.js';
 import { buildPlan, formatPlan } from './plan.js';
 import { runJob } from './runner.js';
-import { openStore } from './store/index.js';
 import { type TierName, tierNames } from './upstream/endpoints.js';
 import { packageVersion } from './version.js';
 
@@ -65,7 +64,7 @@ export function buildProgram(): Command {
     .description('create or upgrade the database schema, then exit')
     .action(() => {
       const config = load(program.opts());
-      openStore(config.databasePath).close();
+      openConfiguredStore(config).close();
       console.log(`database ${config.databasePath} is up to date`);
     });
 

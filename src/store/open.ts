@@ -25,16 +25,29 @@ export interface OpenStoreOptions {
 
 /** Opens (creating if needed) the SQLite database with WAL and a busy timeout, and migrates it. */
 export function openStore(path: string, options: OpenStoreOptions = {}): Store {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const sqlite = new Database(path);
-  // WAL lets readers (Grafana, ad-hoc SQL) query while the collector writes; NORMAL sync is durable
-  // across application crashes in WAL mode, and loses at most the last commits on power loss.
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-  sqlite.pragma('foreign_keys = ON');
+  let sqlite: Database.Database | undefined;
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    sqlite = new Database(path);
+    // WAL lets readers (Grafana, ad-hoc SQL) query while the collector writes; NORMAL sync is durable
+    // across application crashes in WAL mode, and loses at most the last commits on power loss.
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    sqlite.pragma('foreign_keys = ON');
+  } catch (cause) {
+    sqlite?.close();
+    throw new DatabaseOpenError(path, cause);
+  }
   const db = drizzle(sqlite, { schema });
-  if (options.migrate ?? true) migrate(db, { migrationsFolder: migrationsFolder() });
+  if (options.migrate ?? true) {
+    try {
+      migrate(db, { migrationsFolder: migrationsFolder() });
+    } catch (cause) {
+      sqlite.close();
+      throw new DatabaseOpenError(path, cause);
+    }
+  }
   return {
     path,
     sqlite,
@@ -42,6 +55,42 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     transaction: (fn) => sqlite.transaction(fn).immediate(),
     close: () => sqlite.close(),
   };
+}
+
+/**
+ * The database file could not be opened, read as SQLite, or migrated. The message names the path and
+ * what to check; `createApp` adds the setting it came from.
+ */
+export class DatabaseOpenError extends Error {
+  override readonly name = 'DatabaseOpenError';
+  constructor(
+    readonly path: string,
+    cause: unknown,
+    /** The setting the path came from, e.g. `DATABASE_PATH`. */
+    setting?: string,
+  ) {
+    const where = setting
+      ? `${setting} = "${path}": cannot open the database`
+      : `cannot open the database "${path}"`;
+    super(`${where}: ${databaseProblem(cause)}`, { cause });
+  }
+}
+
+function databaseProblem(cause: unknown): string {
+  const code = (cause as { code?: string }).code;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  switch (code) {
+    case 'SQLITE_CANTOPEN':
+      return `${message} (does its directory exist and is it writable, and is the path a file?)`;
+    case 'SQLITE_NOTADB':
+      return `${message} (the file exists but is not a SQLite database: a wrong path?)`;
+    case 'SQLITE_READONLY':
+      return `${message} (the file or its directory is read-only)`;
+    case 'SQLITE_FULL':
+      return `${message} (the disk is full)`;
+    default:
+      return code ? `${message} (${code})` : message;
+  }
 }
 
 /** drizzle/ at the package root. */
