@@ -3,7 +3,7 @@ import { canonicalNetwork, type HistoricalReward } from '../upstream/index.js';
 import { memo } from './memo.js';
 import type { Store } from './open.js';
 import { rewardAddresses, rewards } from './schema.js';
-import { createTouch, createUpsert } from './upsert.js';
+import { createUpsert } from './upsert.js';
 
 type Row = typeof rewards.$inferInsert;
 
@@ -60,10 +60,8 @@ export function upsertRewards(
       key: ['network', 'utxoId'],
       update: updateColumns,
       keepWhenNull: ['priceCurrency', 'priceValue'],
+      touch: 'lastSeenAt',
     }),
-  );
-  const touch = memo(store, 'rewards.touch', () =>
-    createTouch(store.sqlite, rewards, ['network', 'utxoId'], 'lastSeenAt'),
   );
   const link = memo(store, 'rewards.addresses', () =>
     createUpsert(store.sqlite, rewardAddresses, { key: ['network', 'utxoId', 'address'], update: [] }),
@@ -71,10 +69,6 @@ export function upsertRewards(
   const net = canonicalNetwork(network);
   const rows = items.map((r) => rewardRow(r, network, seenAt));
   const written = upsert(rows);
-  touch(
-    rows.map((r) => [net, r.utxoId]),
-    seenAt,
-  );
   link(
     items.flatMap((r) =>
       r.addresses.map((address) => ({ network: net, utxoId: r.utxoId, address: bareAddress(address) })),

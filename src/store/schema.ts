@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /*
@@ -65,6 +66,8 @@ export const transactions = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.chainId, t.txHash] }),
     index('transactions_block_timestamp_idx').on(t.blockTimestamp),
+    // "The newest N of a chain" (and a chain over a time range) without sorting the whole chain.
+    index('transactions_chain_time_idx').on(t.chainId, t.blockTimestamp),
     index('transactions_from_idx').on(t.fromAddress),
     index('transactions_to_idx').on(t.toAddress),
   ],
@@ -110,8 +113,13 @@ export const rewards = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.network, t.utxoId] }),
-    index('rewards_node_id_idx').on(t.nodeId),
+    // A node's rewards in time order, without a sort.
+    index('rewards_node_id_idx').on(t.nodeId, t.endTimestamp),
     index('rewards_end_timestamp_idx').on(t.endTimestamp),
+    // The rewards still waiting for a price: a handful of rows, found without reading the others.
+    index('rewards_unpriced_idx')
+      .on(t.endTimestamp)
+      .where(sql`${t.priceValue} IS NULL`),
   ],
 );
 
@@ -125,7 +133,8 @@ export const rewardAddresses = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.network, t.utxoId, t.address] }),
-    index('reward_addresses_address_idx').on(t.address),
+    // Address first and covering: "the rewards of these addresses" reads only their rows.
+    index('reward_addresses_address_idx').on(t.address, t.network, t.utxoId),
   ],
 );
 
@@ -231,7 +240,11 @@ export const jobRuns = sqliteTable(
     computeUnits: integer('compute_units').notNull().default(0),
     error: text('error'),
   },
-  (t) => [index('job_runs_job_started_idx').on(t.job, t.startedAt)],
+  (t) => [
+    index('job_runs_job_started_idx').on(t.job, t.startedAt),
+    // Health queries: the last success per job, recent failures, runs left `running`.
+    index('job_runs_status_idx').on(t.status, t.job, t.finishedAt),
+  ],
 );
 
 /** Cursors per job and scope, as JSON; written in the same transaction as the rows they follow. */
