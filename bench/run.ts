@@ -90,6 +90,7 @@ if (failures.length) process.exitCode = 1;
 function printTable(rows: readonly Figure[]): void {
   const num = (x: number, unit: string) => {
     if (!Number.isFinite(x)) return '-';
+    if (Number.isInteger(x) && unit !== 'B') return `${x}${unit ? ` ${unit}` : ''}`;
     if (unit === 'B') return x >= 1024 * 1024 ? `${(x / 1024 / 1024).toFixed(1)} MiB` : `${Math.round(x)} B`;
     const digits = Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : 3;
     return `${x.toFixed(digits)}${unit ? ` ${unit}` : ''}`;

@@ -4,6 +4,8 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { getTableColumns } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { Agent } from 'undici';
 import { systemClock } from '../src/clock.js';
 import { createLogger } from '../src/logger.js';
@@ -63,4 +65,9 @@ export function rawPageWriter(store: Store, table: string, columns: readonly str
 /** Removes a database file with its WAL and shared-memory files (the runs are large). */
 export function removeDatabase(path: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+}
+
+/** A table's column names in its schema order (the order raw rows follow). */
+export function columnNames(table: SQLiteTable): string[] {
+  return Object.values(getTableColumns(table)).map((c) => c.name);
 }

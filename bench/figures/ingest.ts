@@ -8,7 +8,7 @@
 import { jobs } from '../../jobs/index.js';
 import { transactionStream } from '../../jobs/transactions.js';
 import { type JobHandler, runJob } from '../../src/runner.js';
-import { openStore } from '../../src/store/index.js';
+import { openStore, tables } from '../../src/store/index.js';
 import { syncNewestFirst } from '../../src/sync/newest-first.js';
 import type { Transaction } from '../../src/upstream/index.js';
 import { startSimulatorProcess } from '../../test/support/sim-process.js';
@@ -27,6 +27,7 @@ import {
   benchApiKeys,
   benchFetchInit,
   collectorDeps,
+  columnNames,
   rawPageWriter,
   removeDatabase,
   scratch,
@@ -37,39 +38,8 @@ const PAGE = 100;
 /** Pages per commit in the commit-batching measurement. */
 const COMMIT_BATCH = 10;
 
-const columns = [
-  'chain_id',
-  'tx_hash',
-  'network',
-  'block_number',
-  'block_timestamp',
-  'block_timestamp_ms',
-  'block_min_delay_excess',
-  'block_hash',
-  'block_index',
-  'tx_status',
-  'tx_type',
-  'gas_limit',
-  'gas_used',
-  'gas_price',
-  'nonce',
-  'value',
-  'from_address',
-  'from_name',
-  'from_symbol',
-  'from_decimals',
-  'from_logo_uri',
-  'to_address',
-  'to_name',
-  'to_symbol',
-  'to_decimals',
-  'to_logo_uri',
-  'method_call_type',
-  'method_hash',
-  'method_name',
-  'first_seen_at',
-  'last_seen_at',
-];
+/** In the schema's order, which the raw rows below follow. */
+const columns = columnNames(tables.transactions);
 
 function rawRow(tx: Transaction, seenAt: string): unknown[] {
   return [

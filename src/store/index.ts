@@ -1,7 +1,14 @@
 export * from './cursors.js';
 export * from './exports.js';
 export * from './job-runs.js';
-export { DatabaseOpenError, migrationsFolder, type OpenStoreOptions, openStore, type Store } from './open.js';
+export {
+  DatabaseOpenError,
+  DatabaseWriteError,
+  migrationsFolder,
+  type OpenStoreOptions,
+  openStore,
+  type Store,
+} from './open.js';
 export * from './rewards.js';
 export * as tables from './schema.js';
 export * from './signatures.js';

@@ -42,7 +42,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
   const db = drizzle(sqlite, { schema });
   if (options.migrate ?? true) {
     try {
-      migrate(db, { migrationsFolder: migrationsFolder() });
+      migrateOnce(db);
     } catch (cause) {
       sqlite.close();
       throw new DatabaseOpenError(path, cause);
@@ -52,7 +52,15 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     path,
     sqlite,
     db,
-    transaction: (fn) => sqlite.transaction(fn).immediate(),
+    transaction: (fn) => {
+      try {
+        return sqlite.transaction(fn).immediate();
+      } catch (err) {
+        // SQLite's own messages ("database or disk is full") do not say which file.
+        if (isSqliteError(err)) throw new DatabaseWriteError(path, err);
+        throw err;
+      }
+    },
     close: () => sqlite.close(),
   };
 }
@@ -76,6 +84,25 @@ export class DatabaseOpenError extends Error {
   }
 }
 
+/** A write transaction failed inside SQLite (disk full, read-only file, lock held too long...). */
+export class DatabaseWriteError extends Error {
+  override readonly name = 'DatabaseWriteError';
+  /** SQLite's result code, e.g. `SQLITE_FULL`. */
+  readonly code: string;
+  constructor(
+    readonly path: string,
+    cause: Error & { code: string },
+  ) {
+    super(`cannot write the database "${path}": ${databaseProblem(cause)}`, { cause });
+    this.code = cause.code;
+  }
+}
+
+function isSqliteError(err: unknown): err is Error & { code: string } {
+  const code: unknown = err instanceof Error ? (err as Error & { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('SQLITE_');
+}
+
 function databaseProblem(cause: unknown): string {
   const code = (cause as { code?: string }).code;
   const message = cause instanceof Error ? cause.message : String(cause);
@@ -87,9 +114,28 @@ function databaseProblem(cause: unknown): string {
     case 'SQLITE_READONLY':
       return `${message} (the file or its directory is read-only)`;
     case 'SQLITE_FULL':
-      return `${message} (the disk is full)`;
+      return `${message} (SQLITE_FULL: free space on its disk; what was committed before is intact)`;
+    case 'SQLITE_BUSY':
+      return `${message} (SQLITE_BUSY: another process held the database longer than the busy timeout)`;
     default:
       return code ? `${message} (${code})` : message;
+  }
+}
+
+/**
+ * Applies pending migrations. Drizzle reads the last applied migration before its transaction, so two
+ * processes opening a new database at once (a worker and a `run`) can both try to apply the same
+ * one; the loser fails on "already exists" after the winner committed, and a second pass, reading
+ * the migrations table again, finds nothing left to do.
+ */
+function migrateOnce(db: BetterSQLite3Database<typeof schema>): void {
+  try {
+    migrate(db, { migrationsFolder: migrationsFolder() });
+  } catch (err) {
+    let e: unknown = err;
+    while (e instanceof Error && !/already exists/.test(e.message)) e = e.cause;
+    if (!(e instanceof Error)) throw err;
+    migrate(db, { migrationsFolder: migrationsFolder() });
   }
 }
 

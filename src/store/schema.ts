@@ -117,9 +117,7 @@ export const rewards = sqliteTable(
     index('rewards_node_id_idx').on(t.nodeId, t.endTimestamp),
     index('rewards_end_timestamp_idx').on(t.endTimestamp),
     // The rewards still waiting for a price: a handful of rows, found without reading the others.
-    index('rewards_unpriced_idx')
-      .on(t.endTimestamp)
-      .where(sql`${t.priceValue} IS NULL`),
+    index('rewards_unpriced_idx').on(t.endTimestamp).where(sql`${t.priceValue} IS NULL`),
   ],
 );
 
