@@ -64,6 +64,18 @@ export async function run(): Promise<Figure[]> {
       store.transaction(() => upsertRewards(store, 'mainnet', items, seenAt));
       rewards += items.length;
     }
+    // A year of runs of a job every minute, for the job-health queries.
+    const runs = scaled(500_000, 1000);
+    const insertRun = store.sqlite.prepare(
+      'INSERT INTO job_runs (job, scope, started_at, finished_at, status, rows_written) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    const jobs = ['transactions', 'supply', 'rewards', 'usage-metrics', 'signatures', 'exports'];
+    store.transaction(() => {
+      for (let i = 0; i < runs; i++) {
+        const at = new Date(T0 - (runs - i) * 60_000).toISOString();
+        insertRun.run(jobs[i % jobs.length], 'all', at, at, i % 50 === 0 ? 'failed' : 'succeeded', i % 100);
+      }
+    });
     store.sqlite.pragma('wal_checkpoint(TRUNCATE)');
     store.close();
     const beforePath = dirs.path('before.db');
@@ -106,7 +118,7 @@ export async function run(): Promise<Figure[]> {
     }
     before.close();
     ours.close();
-    figures[0] = { ...figures[0]!, note: `${total} transactions, ${rewards} rewards` };
+    figures[0] = { ...figures[0]!, note: `${total} transactions, ${rewards} rewards, ${runs} job runs` };
     return figures;
   } finally {
     await sim.close();
