@@ -1,8 +1,13 @@
 import cron from 'node-cron';
 import { z } from 'zod';
 import { clientDefaults } from '../upstream/defaults.js';
-import { currencies, networks, tierNames } from '../upstream/endpoints.js';
-import { canonicalNetwork, primaryNetworkChains } from '../upstream/index.js';
+import {
+  canonicalNetwork,
+  currencies,
+  networks,
+  primaryNetworkChains,
+  tierNames,
+} from '../upstream/endpoints.js';
 import { defaultRetryPolicy } from '../upstream/retry.js';
 import { formatDuration, MAX_TIMER_MS, parseDuration } from './durations.js';
 import { addressProblem, nodeIdProblem, txHashProblem } from './identifiers.js';
