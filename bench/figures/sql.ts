@@ -90,11 +90,7 @@ export async function run(): Promise<Figure[]> {
         .replace(/\bNodeID-[1-9A-HJ-NP-Za-km-z]+\b/g, node);
     const queries: [string, string, boolean][] = [
       ...Object.entries(commonQueries).map(([name, sql]): [string, string, boolean] => [name, sql, true]),
-      ...documentedQueries().map((sql): [string, string, boolean] => [
-        sql.replace(/\s+/g, ' ').slice(0, 50),
-        sql,
-        false,
-      ]),
+      ...documentedQueries().map((q): [string, string, boolean] => [q.name, q.sql, false]),
     ];
     const figures: Figure[] = [];
     for (const [name, sql, isCommon] of queries) {

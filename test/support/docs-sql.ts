@@ -4,8 +4,14 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
+export interface DocumentedQuery {
+  /** The first words of the paragraph before its block, e.g. "Rewards per address and month" (+ " #2"…). */
+  name: string;
+  sql: string;
+}
+
 /** Every statement of the ```sql blocks of the README and of docs/ (wherever the reference lives). */
-export function documentedQueries(): string[] {
+export function documentedQueries(): DocumentedQuery[] {
   const files = [join(root, 'README.md')];
   const docs = join(root, 'docs');
   if (existsSync(docs)) {
@@ -13,13 +19,30 @@ export function documentedQueries(): string[] {
       if (f.endsWith('.md') && !f.startsWith('notes')) files.push(join(docs, f));
     }
   }
-  const statements = new Set<string>();
+  const queries = new Map<string, DocumentedQuery>();
   for (const file of files) {
-    for (const m of readFileSync(file, 'utf8').matchAll(/```sql\n([\s\S]*?)```/g)) {
-      for (const s of m[1]!.split(/;\s*(?:\n|$)/)) if (s.trim()) statements.add(s.trim());
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/```sql\n([\s\S]*?)```/g)) {
+      const before =
+        text
+          .slice(0, m.index)
+          .trimEnd()
+          .split(/\n\s*\n/)
+          .at(-1) ?? '';
+      const title =
+        before
+          .replace(/\s+/g, ' ')
+          .split(/[,:(.]/)[0]!
+          .trim()
+          .slice(0, 60) || 'query';
+      const statements = m[1]!.split(/;\s*(?:\n|$)/).filter((s) => s.trim());
+      statements.forEach((sql, i) => {
+        const name = statements.length > 1 ? `${title} #${i + 1}` : title;
+        if (!queries.has(sql.trim())) queries.set(sql.trim(), { name, sql: sql.trim() });
+      });
     }
   }
-  return [...statements];
+  return [...queries.values()];
 }
 
 /** The common queries besides the documented ones, with `:address`, `:node` placeholders filled by the caller. */
