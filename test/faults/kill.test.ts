@@ -61,7 +61,17 @@ async function killThenComplete(job: string, ws: Workspace, table: string, total
   const final = await runCli(['run', job], cliEnv(sim, ws));
   expect(final.code, final.stdout + final.stderr).toBe(0);
   expect(integrityCheck(ws.dbPath)).toBe('ok');
+  // A run killed mid-way leaves its job_runs row `running`: proof that the kills hit a run.
+  interrupted += query<{ n: number }>(
+    ws.dbPath,
+    "SELECT COUNT(*) AS n FROM job_runs WHERE status = 'running'",
+  )[0]!.n;
 }
+
+let interrupted = 0;
+afterAll(() => {
+  expect(interrupted).toBeGreaterThan(0);
+});
 
 describe('kill -9 during collection', () => {
   it.each(Array.from({ length: iterations(20) }, (_, i) => i))(
