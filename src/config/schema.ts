@@ -10,6 +10,7 @@ import {
 } from '../upstream/endpoints.js';
 import { defaultRetryPolicy } from '../upstream/retry.js';
 import { formatDuration, MAX_TIMER_MS, parseDuration } from './durations.js';
+import { formatPath } from './errors.js';
 import { addressProblem, nodeIdProblem, txHashProblem } from './identifiers.js';
 
 /**
@@ -89,7 +90,7 @@ const network = z.enum(networks);
 /** An issue on every item of `list` that names the same thing (by `key`) as an earlier one. */
 function refuseDuplicates<T>(
   ctx: z.RefinementCtx,
-  field: string,
+  path: (string | number)[],
   list: readonly T[],
   key: (item: T) => string,
   what: string,
@@ -99,13 +100,14 @@ function refuseDuplicates<T>(
     const k = key(item);
     const first = seen.get(k);
     if (first === undefined) seen.set(k, i);
-    else
+    else {
       ctx.addIssue({
         code: 'custom',
-        path: [field, i],
-        message: `duplicate: ${what} ${field}[${first}]`,
+        path: [...path, i],
+        message: `duplicate: ${what} ${formatPath([...path, first])}`,
         input: item,
       });
+    }
   });
 }
 const pageSize = z.number().int().min(1).max(100);
@@ -141,8 +143,8 @@ export const transactionsJobSchema = z
   })
   .superRefine((job, ctx) => {
     // Two names of one stream would share one cursor and read everything twice.
-    refuseDuplicates(ctx, 'networks', job.networks, canonicalNetwork, 'the same network as');
-    refuseDuplicates(ctx, 'statuses', job.statuses, (s) => s, 'the same status as');
+    refuseDuplicates(ctx, ['networks'], job.networks, canonicalNetwork, 'the same network as');
+    refuseDuplicates(ctx, ['statuses'], job.statuses, (s) => s, 'the same status as');
   });
 
 export const rewardsJobSchema = z
@@ -220,10 +222,26 @@ export const usageSourceSchema = z.discriminatedUnion('source', [
   }),
 ]);
 
-export const usageMetricsJobSchema = z.strictObject({
-  ...jobBase,
-  sources: z.array(usageSourceSchema).min(1),
-});
+export const usageMetricsJobSchema = z
+  .strictObject({
+    ...jobBase,
+    sources: z.array(usageSourceSchema).min(1),
+  })
+  .superRefine((job, ctx) => {
+    // Two sources that differ only in `lookback` (or a network's name) are one series and one cursor.
+    refuseDuplicates(ctx, ['sources'], job.sources, seriesKey, 'the same series as');
+    job.sources.forEach((source, i) => {
+      if (source.source === 'subnetRpc') {
+        refuseDuplicates(ctx, ['sources', i, 'chainIds'], source.chainIds, (c) => c, 'the same chain as');
+      }
+    });
+  });
+
+function seriesKey(source: z.output<typeof usageSourceSchema>): string {
+  const { lookback: _lookback, ...series } = source;
+  const network = 'network' in series ? { network: canonicalNetwork(series.network) } : {};
+  return JSON.stringify(Object.entries({ ...series, ...network }).sort(([a], [b]) => a.localeCompare(b)));
+}
 
 export const signaturesJobSchema = z
   .strictObject({

@@ -295,16 +295,41 @@ describe('settings a new user gets wrong', () => {
   it.each([
     {
       file: { jobs: { transactions: { schedule: '* * * * *', networks: ['fuji', 'testnet'] } } },
-      key: 'networks[1]',
+      key: 'transactions.networks[1]',
     },
     {
       file: { jobs: { transactions: { schedule: '* * * * *', statuses: ['all', 'all'] } } },
-      key: 'statuses[1]',
+      key: 'transactions.statuses[1]',
+    },
+    {
+      file: {
+        jobs: {
+          usageMetrics: {
+            schedule: '0 * * * *',
+            sources: [
+              { source: 'primaryNetworkRpc', network: 'fuji', lookback: '1d' },
+              { source: 'primaryNetworkRpc', network: 'testnet', lookback: '2d' },
+            ],
+          },
+        },
+      },
+      key: 'usageMetrics.sources[1]',
+    },
+    {
+      file: {
+        jobs: {
+          usageMetrics: {
+            schedule: '0 * * * *',
+            sources: [{ source: 'subnetRpc', chainIds: ['432204', '432204'] }],
+          },
+        },
+      },
+      key: 'usageMetrics.sources[0].chainIds[1]',
     },
   ])('refuses duplicate streams ($key)', ({ file, key }) => {
     const { path } = withFile(file);
     const err = configError(() => loadConfig({ env: {}, configPath: path }));
-    expect(err.message).toContain(`jobs.transactions.${key}`);
+    expect(err.message).toContain(`jobs.${key}`);
     expect(err.message).toContain('duplicate');
   });
 
