@@ -64,13 +64,13 @@ for (const name of selected) {
 
 printTable(measured);
 
-// Merge: a subset run replaces its own figures and keeps the others' last measurement.
+// Merge: a module that ran replaces all its figures; the others keep their last measurement.
 const previous: StoredFigure[] = existsSync(resultsFile)
   ? ((JSON.parse(readFileSync(resultsFile, 'utf8')) as { figures?: StoredFigure[] }).figures ?? [])
   : [];
-const ids = new Set(measured.map((f) => f.id));
-const figures = [...previous.filter((f) => !ids.has(f.id) && f.module !== undefined), ...measured].sort(
-  (a, b) => a.module.localeCompare(b.module) || 0,
+const ran = new Set(measured.map((f) => f.module));
+const figures = [...previous.filter((f) => f.module !== undefined && !ran.has(f.module)), ...measured].sort(
+  (a, b) => a.module.localeCompare(b.module),
 );
 writeFileSync(
   resultsFile,
