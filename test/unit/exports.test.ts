@@ -47,14 +47,14 @@ describe('exports settings', () => {
   });
 
   it.each([
-    ['pollInterval', '0s', 'between 1s and 1h'],
-    ['pollInterval', '25d', 'between 1s and 1h'],
-    ['maxPollInterval', '7h', 'between 1s and 6h'],
-    ['timeout', '30s', 'between 1m and 7d'],
-    ['retryDelay', '2d', 'between 1s and 1d'],
-    ['downloadIdleTimeout', '500ms', 'between 1s and 10m'],
-    ['downloadTimeout', '25d', 'between 10s and 1d'],
-    ['maxWait', '25d', 'between 1s and 1d'],
+    ['pollInterval', '0s', 'from 1s to 1h'],
+    ['pollInterval', '25d', 'from 1s to 1h'],
+    ['maxPollInterval', '7h', 'from 1s to 6h'],
+    ['timeout', '30s', 'from 1m to 7d'],
+    ['retryDelay', '2d', 'from 1s to 1d'],
+    ['downloadIdleTimeout', '500ms', 'from 1s to 10m'],
+    ['downloadTimeout', '25d', 'from 10s to 1d'],
+    ['maxWait', '25d', 'from 1s to 1d'],
     ['maxRetries', 11, 'a whole number from 0 to 10'],
     ['maxRetries', 1.5, 'a whole number from 0 to 10'],
     ['downloadAttempts', 0, 'a whole number from 1 to 20'],
