@@ -76,3 +76,83 @@ export async function cost(fn: () => Promise<unknown> | unknown): Promise<Cost> 
   const used = process.cpuUsage(cpu);
   return { wallMs, cpuMs: (used.user + used.system) / 1000, bytesWritten: bytesWritten() - bytes };
 }
+
+/** Settings of one `npm run bench`, from its flags (bench/run.ts sets them before any module runs). */
+export interface BenchOptions {
+  /** Repetitions of each measurement; figures are their medians. @defaultValue 3 */
+  runs: number;
+  /** Scale of the data sets (1 = as the issue states them; 0.1 for a quick look). @defaultValue 1 */
+  scale: number;
+}
+
+let options: BenchOptions = { runs: 3, scale: 1 };
+
+export function benchOptions(): BenchOptions {
+  return options;
+}
+
+export function setBenchOptions(next: Partial<BenchOptions>): void {
+  options = { ...options, ...next };
+}
+
+/** `n` scaled by the bench's `--scale`, at least `min`. */
+export function scaled(n: number, min = 1): number {
+  return Math.max(min, Math.round(n * options.scale));
+}
+
+/** The median of each field of several measurements of the same thing. */
+export function medianCost(costs: readonly Cost[]): Cost {
+  return {
+    wallMs: median(costs.map((c) => c.wallMs)),
+    cpuMs: median(costs.map((c) => c.cpuMs)),
+    bytesWritten: median(costs.map((c) => c.bytesWritten)),
+  };
+}
+
+/**
+ * Three figures from one comparison: wall time, CPU time and bytes written of `value` against
+ * `baseline` (the disk is noisy at fsync, so wall time alone can swing by half). `goal` bounds the
+ * wall-time ratio; `cpuGoal` and `bytesGoal` the others when given.
+ */
+export function costFigures(f: {
+  id: string;
+  title: string;
+  value: Cost;
+  baseline: Cost;
+  baselineLabel: string;
+  goal?: Goal;
+  cpuGoal?: Goal;
+  bytesGoal?: Goal;
+  note?: string;
+}): Figure[] {
+  return [
+    figure({
+      id: `${f.id}.wall`,
+      title: `${f.title}: wall time`,
+      unit: 'ms',
+      value: f.value.wallMs,
+      baseline: f.baseline.wallMs,
+      baselineLabel: f.baselineLabel,
+      goal: f.goal,
+      note: f.note,
+    }),
+    figure({
+      id: `${f.id}.cpu`,
+      title: `${f.title}: CPU time`,
+      unit: 'ms',
+      value: f.value.cpuMs,
+      baseline: f.baseline.cpuMs,
+      baselineLabel: f.baselineLabel,
+      goal: f.cpuGoal,
+    }),
+    figure({
+      id: `${f.id}.bytes`,
+      title: `${f.title}: bytes written`,
+      unit: 'B',
+      value: f.value.bytesWritten,
+      baseline: f.baseline.bytesWritten,
+      baselineLabel: f.baselineLabel,
+      goal: f.bytesGoal,
+    }),
+  ];
+}

@@ -1,9 +1,9 @@
 import type { TransactionsJobConfig } from '../src/config/index.js';
 import { defineJob, withoutSchedule } from '../src/job.js';
-import type { JobHandler } from '../src/runner.js';
+import type { JobContext, JobHandler } from '../src/runner.js';
 import { upsertTransactions } from '../src/store/index.js';
-import { syncNewestFirst } from '../src/sync/newest-first.js';
-import { canonicalNetwork, type Transaction } from '../src/upstream/index.js';
+import { type NewestFirstOptions, syncNewestFirst } from '../src/sync/newest-first.js';
+import { canonicalNetwork, type Network, type Transaction } from '../src/upstream/index.js';
 
 export type TransactionsPayload = Pick<
   TransactionsJobConfig,
@@ -11,6 +11,35 @@ export type TransactionsPayload = Pick<
 >;
 
 const txId = (tx: Transaction) => `${tx.chainId}:${tx.txHash}`;
+
+/** One (network, status) stream of the job, as `syncNewestFirst` walks it. */
+export function transactionStream(
+  payload: TransactionsPayload,
+  ctx: JobContext,
+  network: Network,
+  status: TransactionsPayload['statuses'][number],
+): NewestFirstOptions<Transaction> {
+  const now = () => new Date(ctx.clock.now()).toISOString();
+  return {
+    store: ctx.store,
+    job: 'transactions',
+    scope: `${canonicalNetwork(network)}/${status}`,
+    fetchPage: async (pageToken) =>
+      ctx.client.listLatestTransactions(
+        { network, status: status === 'all' ? undefined : status, pageSize: payload.pageSize, pageToken },
+        { signal: ctx.signal },
+      ),
+    mark: (tx) => ({ ts: tx.blockTimestamp, id: txId(tx) }),
+    // Same-second neighbours of the mark may sit on either side of it, so only the mark itself or
+    // an older second ends the walk; the whole page is written either way (upserts are idempotent).
+    reached: (tx, mark) => tx.blockTimestamp < mark.ts || txId(tx) === mark.id,
+    write: (items) => upsertTransactions(ctx.store, network, items, now()),
+    countRows: ctx.countRows,
+    maxPages: payload.maxPages,
+    backfill: false,
+    now,
+  };
+}
 
 /**
  * GET /v1/transactions, one stream per (network, status), newest first down to the last run's
@@ -20,26 +49,7 @@ const txId = (tx: Transaction) => `${tx.chainId}:${tx.txHash}`;
 export const transactions: JobHandler<TransactionsPayload> = async (payload, ctx) => {
   for (const network of payload.networks) {
     for (const status of payload.statuses) {
-      const now = () => new Date(ctx.clock.now()).toISOString();
-      const result = await syncNewestFirst<Transaction>({
-        store: ctx.store,
-        job: 'transactions',
-        scope: `${canonicalNetwork(network)}/${status}`,
-        fetchPage: async (pageToken) =>
-          ctx.client.listLatestTransactions(
-            { network, status: status === 'all' ? undefined : status, pageSize: payload.pageSize, pageToken },
-            { signal: ctx.signal },
-          ),
-        mark: (tx) => ({ ts: tx.blockTimestamp, id: txId(tx) }),
-        // Same-second neighbours of the mark may sit on either side of it, so only the mark itself or
-        // an older second ends the walk; the whole page is written either way (upserts are idempotent).
-        reached: (tx, mark) => tx.blockTimestamp < mark.ts || txId(tx) === mark.id,
-        write: (items) => upsertTransactions(ctx.store, network, items, now()),
-        countRows: ctx.countRows,
-        maxPages: payload.maxPages,
-        backfill: false,
-        now,
-      });
+      const result = await syncNewestFirst(transactionStream(payload, ctx, network, status));
       ctx.log.debug({ network, status, ...result }, 'transactions stream synced');
     }
   }

@@ -2,7 +2,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/index.js';
 import { createLogger, type Logger } from './logger.js';
 import type { RunJobDeps } from './runner.js';
-import { openStore, type Store } from './store/index.js';
+import { DatabaseOpenError, openStore, type Store } from './store/index.js';
 import {
   type AttemptEvent,
   type ComputeUnitBudget,
@@ -33,7 +33,7 @@ export interface AppOverrides {
 export function createApp(config: Config, overrides: AppOverrides = {}): App {
   const log = overrides.log ?? createLogger({ level: config.logLevel });
   const clock = overrides.clock ?? systemClock;
-  const store = openStore(config.databasePath);
+  const store = openConfiguredStore(config);
   const client = createDataApiClient({
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
@@ -61,4 +61,14 @@ export function createApp(config: Config, overrides: AppOverrides = {}): App {
       return closing;
     },
   };
+}
+
+/** The database of `DATABASE_PATH`, migrated; an error names the setting and its value. */
+export function openConfiguredStore(config: Pick<Config, 'databasePath'>): Store {
+  try {
+    return openStore(config.databasePath);
+  } catch (err) {
+    if (!(err instanceof DatabaseOpenError)) throw err;
+    throw new DatabaseOpenError(config.databasePath, err.cause, 'DATABASE_PATH');
+  }
 }

@@ -119,8 +119,8 @@ export function buildProgram(): Command {
     .description('create or upgrade the database schema, then exit')
     .action(async () => {
       const config = await load(program.opts());
-      const { openStore } = await import('./store/index.js');
-      openStore(config.databasePath).close();
+      const { openConfiguredStore } = await import('./app.js');
+      openConfiguredStore(config).close();
       console.log(`database ${config.databasePath} is up to date`);
     });
 

@@ -6,5 +6,6 @@ export {
   describeConfig,
   type LoadConfigOptions,
   loadConfig,
+  maskUrlCredentials,
 } from './load.js';
 export * from './schema.js';

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { LevelWithSilent } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { isHeaderSafe } from '../upstream/defaults.js';
 import { type TierName, tiers } from '../upstream/endpoints.js';
 import { ConfigError, describeIssues } from './errors.js';
 import { type FileConfig, fileConfigSchema } from './schema.js';
@@ -42,6 +43,9 @@ export const envSchema = z.object({
   /** @defaultValue 'https://data-api.avax.network' */
   GLACIER_BASE_URL: z
     .url({ protocol: /^https?$/, error: 'an http(s) URL, e.g. https://data-api.avax.network' })
+    .refine((url) => !/[?#]/.test(url), {
+      error: 'no query string or fragment: the collector appends the API paths and queries itself',
+    })
     .default('https://data-api.avax.network'),
   /** @defaultValue './data/glacier.db' */
   DATABASE_PATH: z.string().min(1).default('./data/glacier.db'),
@@ -75,7 +79,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsedEnv = envSchema.safeParse(present);
   if (!parsedEnv.success) {
-    const problems = describeIssues(parsedEnv.error.issues, maskEnv(env));
+    const problems = describeIssues(parsedEnv.error.issues, maskEnv(present));
     throw new ConfigError(`Invalid environment:\n  - ${problems.join('\n  - ')}`, problems);
   }
   const e = parsedEnv.data;
@@ -155,7 +159,10 @@ function readApiKey(key: string | undefined, keyFile: string | undefined, cwd: s
   if (key && keyFile) {
     throw new ConfigError('Set GLACIER_API_KEY or GLACIER_API_KEY_FILE, not both');
   }
-  if (!keyFile) return key;
+  if (!keyFile) {
+    if (key !== undefined && !isHeaderSafe(key)) throw new ConfigError(keyCharsetProblem('GLACIER_API_KEY'));
+    return key;
+  }
   const path = resolve(cwd, keyFile);
   let text: string;
   try {
@@ -169,11 +176,26 @@ function readApiKey(key: string | undefined, keyFile: string | undefined, cwd: s
   }
   const trimmed = text.trim();
   if (!trimmed) throw new ConfigError(`GLACIER_API_KEY_FILE = "${keyFile}": the key file is empty`);
+  if (!isHeaderSafe(trimmed)) {
+    throw new ConfigError(keyCharsetProblem(`GLACIER_API_KEY_FILE = "${keyFile}"`));
+  }
   return trimmed;
 }
 
+function keyCharsetProblem(source: string): string {
+  return `${source}: the API key may only hold visible ASCII characters (no spaces, accents or line breaks inside it); value not shown`;
+}
+
 function maskEnv(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
-  return { ...env, GLACIER_API_KEY: env.GLACIER_API_KEY ? '***' : undefined };
+  const masked: Record<string, string | undefined> = {
+    ...env,
+    GLACIER_API_KEY: env.GLACIER_API_KEY ? '***' : undefined,
+  };
+  for (const name of ['GLACIER_BASE_URL', 'REDIS_URL']) {
+    const value = env[name];
+    if (value !== undefined) masked[name] = maskUrlCredentials(value);
+  }
+  return masked;
 }
 
 /** The effective config as `config check` prints it: secrets masked. */
@@ -183,12 +205,28 @@ export function describeConfig(config: Config): Record<string, unknown> {
     apiKey: config.apiKey
       ? `*** (set, ${config.apiKey.length} characters)`
       : '(not set: keyless rate limits)',
-    redisUrl: maskUrlPassword(config.redisUrl),
+    baseUrl: maskUrlCredentials(config.baseUrl),
+    redisUrl: maskUrlCredentials(config.redisUrl),
   };
 }
 
-function maskUrlPassword(url: string): string {
-  const u = new URL(url);
+/**
+ * A URL as it may be printed: user name and password replaced by `***`. Text that is not a URL is
+ * masked from its scheme to its last `@`, in case it still holds credentials.
+ */
+export function maskUrlCredentials(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url.replace(
+      /^([a-z][a-z0-9+.-]*:\/\/)?[^/]*@/i,
+      (_m, scheme: string | undefined) => `${scheme ?? ''}***@`,
+    );
+  }
+  if (u.username) u.username = '***';
   if (u.password) u.password = '***';
-  return u.toString();
+  const text = u.toString();
+  // new URL() adds a slash to a bare origin; keep the URL as given otherwise.
+  return url.endsWith('/') || !text.endsWith('/') || u.pathname !== '/' ? text : text.slice(0, -1);
 }

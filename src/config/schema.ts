@@ -1,8 +1,16 @@
 import cron from 'node-cron';
 import { z } from 'zod';
-import { currencies, networks, tierNames } from '../upstream/endpoints.js';
-import { primaryNetworkChains } from '../upstream/index.js';
-import { parseDuration } from './durations.js';
+import { clientDefaults } from '../upstream/defaults.js';
+import {
+  canonicalNetwork,
+  currencies,
+  networks,
+  primaryNetworkChains,
+  tierNames,
+} from '../upstream/endpoints.js';
+import { defaultRetryPolicy } from '../upstream/retry.js';
+import { formatDuration, MAX_TIMER_MS, parseDuration } from './durations.js';
+import { formatPath } from './errors.js';
 import { addressProblem, nodeIdProblem, txHashProblem } from './identifiers.js';
 
 /**
@@ -22,17 +30,86 @@ const cronSchedule = z.string().superRefine((expr, ctx) => {
   }
 });
 
-const duration = (example: string) =>
-  z.union([z.string(), z.number()]).transform((value, ctx) => {
-    const ms = parseDuration(value);
-    if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: `not a duration; use a number and a unit, e.g. "${example}"` });
+/**
+ * Every duration setting goes through here, with its own sane range: a value outside it is refused at
+ * start-up, naming the key and the range. `default` (also the example shown in messages) is the one
+ * source of the setting's default. A duration that becomes a timer must stay under MAX_TIMER_MS:
+ * Node fires a longer timer after 1 ms.
+ */
+interface DurationSpec {
+  /** The default (text like "30s", or ms); also the example shown in messages. */
+  default?: string | number;
+  example?: string;
+  min: string;
+  max: string;
+  /** False for a span that never becomes a timer (a lookback), so it may pass MAX_TIMER_MS. */
+  timer?: boolean;
+}
+
+function duration(spec: DurationSpec & { default: string | number }): z.ZodDefault<DurationSchema>;
+function duration(spec: DurationSpec & { default?: undefined }): DurationSchema;
+function duration(spec: DurationSpec): DurationSchema | z.ZodDefault<DurationSchema> {
+  const min = durationMs(spec.min);
+  const max = durationMs(spec.max);
+  if ((spec.timer ?? true) && max > MAX_TIMER_MS) throw new Error(`a timer cannot wait ${spec.max}`);
+  const example =
+    spec.example ?? (spec.default === undefined ? spec.min : formatDuration(durationMs(spec.default)));
+  const range = `from ${spec.min} to ${spec.max}`;
+  const schema: DurationSchema = z.union([z.string(), z.number()]).transform((value, ctx) => {
+    const parsed = parseDuration(value);
+    if (parsed === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `not a duration; use a number and a unit (ms, s, m, h, d), e.g. "${example}", ${range}`,
+      });
       return z.NEVER;
     }
-    return ms;
+    if (parsed < min || parsed > max) {
+      ctx.addIssue({ code: 'custom', message: `out of range: must be ${range}` });
+      return z.NEVER;
+    }
+    return parsed;
   });
+  return spec.default === undefined ? schema : schema.default(durationMs(spec.default));
+}
+
+type DurationSchema = z.ZodPipe<
+  z.ZodUnion<readonly [z.ZodString, z.ZodNumber]>,
+  z.ZodTransform<number, string | number>
+>;
+
+/** A duration written in this file (a default, a bound): a typo is a programming error. */
+function durationMs(text: string | number): number {
+  const value = parseDuration(text);
+  if (value === undefined) throw new Error(`not a duration: ${text}`);
+  return value;
+}
 
 const network = z.enum(networks);
+
+/** An issue on every item of `list` that names the same thing (by `key`) as an earlier one. */
+function refuseDuplicates<T>(
+  ctx: z.RefinementCtx,
+  path: (string | number)[],
+  list: readonly T[],
+  key: (item: T) => string,
+  what: string,
+): void {
+  const seen = new Map<string, number>();
+  list.forEach((item, i) => {
+    const k = key(item);
+    const first = seen.get(k);
+    if (first === undefined) seen.set(k, i);
+    else {
+      ctx.addIssue({
+        code: 'custom',
+        path: [...path, i],
+        message: `duplicate: ${what} ${formatPath([...path, first])}`,
+        input: item,
+      });
+    }
+  });
+}
 const pageSize = z.number().int().min(1).max(100);
 const isoDate = z
   .string()
@@ -52,20 +129,26 @@ const jobBase = {
 
 export const supplyJobSchema = z.strictObject({ ...jobBase });
 
-export const transactionsJobSchema = z.strictObject({
-  ...jobBase,
-  /** @defaultValue ['mainnet'] */
-  networks: z.array(network).min(1).default(['mainnet']),
-  /** "all" asks without a status filter; "success"/"failed" are separate streams. @defaultValue ['all'] */
-  statuses: z
-    .array(z.enum(['all', 'success', 'failed']))
-    .min(1)
-    .default(['all']),
-  /** @defaultValue 100 (items per request; the API's maximum) */
-  pageSize: pageSize.default(100),
-  /** Upper bound of requests per stream and run; the first run collects only this many pages. @defaultValue 10 */
-  maxPages: z.number().int().min(1).max(10_000).default(10),
-});
+export const transactionsJobSchema = z
+  .strictObject({
+    ...jobBase,
+    /** @defaultValue ['mainnet'] */
+    networks: z.array(network).min(1).default(['mainnet']),
+    /** "all" asks without a status filter; "success"/"failed" are separate streams. @defaultValue ['all'] */
+    statuses: z
+      .array(z.enum(['all', 'success', 'failed']))
+      .min(1)
+      .default(['all']),
+    /** @defaultValue 100 (items per request; the API's maximum) */
+    pageSize: pageSize.default(100),
+    /** Upper bound of requests per stream and run; the first run collects only this many pages. @defaultValue 10 */
+    maxPages: z.number().int().min(1).max(10_000).default(10),
+  })
+  .superRefine((job, ctx) => {
+    // Two names of one stream would share one cursor and read everything twice.
+    refuseDuplicates(ctx, ['networks'], job.networks, canonicalNetwork, 'the same network as');
+    refuseDuplicates(ctx, ['statuses'], job.statuses, (s) => s, 'the same status as');
+  });
 
 export const rewardsJobSchema = z
   .strictObject({
@@ -97,7 +180,7 @@ export const rewardsJobSchema = z
 
 const usageBase = {
   /** How far back the first run reaches. @defaultValue '7d' */
-  lookback: duration('7d').default(7 * 86_400_000),
+  lookback: duration({ default: '7d', min: '1h', max: '366d', timer: false }),
   responseCode: z.string().optional(),
 };
 
@@ -142,10 +225,26 @@ export const usageSourceSchema = z.discriminatedUnion('source', [
   }),
 ]);
 
-export const usageMetricsJobSchema = z.strictObject({
-  ...jobBase,
-  sources: z.array(usageSourceSchema).min(1),
-});
+export const usageMetricsJobSchema = z
+  .strictObject({
+    ...jobBase,
+    sources: z.array(usageSourceSchema).min(1),
+  })
+  .superRefine((job, ctx) => {
+    // Two sources that differ only in `lookback` (or a network's name) are one series and one cursor.
+    refuseDuplicates(ctx, ['sources'], job.sources, seriesKey, 'the same series as');
+    job.sources.forEach((source, i) => {
+      if (source.source === 'subnetRpc') {
+        refuseDuplicates(ctx, ['sources', i, 'chainIds'], source.chainIds, (c) => c, 'the same chain as');
+      }
+    });
+  });
+
+function seriesKey(source: z.output<typeof usageSourceSchema>): string {
+  const { lookback: _lookback, ...series } = source;
+  const network = 'network' in series ? { network: canonicalNetwork(series.network) } : {};
+  return JSON.stringify(Object.entries({ ...series, ...network }).sort(([a], [b]) => a.localeCompare(b)));
+}
 
 export const signaturesJobSchema = z
   .strictObject({
@@ -200,13 +299,6 @@ export const exportDefinitionSchema = z.discriminatedUnion('type', [
   }),
 ]);
 
-/** A duration of the exports section, refused outside [min, max] with the range in the message. */
-const exportDuration = (example: string, min: string, max: string) =>
-  duration(example).refine(
-    (ms) => ms >= (parseDuration(min) ?? 0) && ms <= (parseDuration(max) ?? Number.POSITIVE_INFINITY),
-    { message: `must be between ${min} and ${max}` },
-  );
-
 /** A count of the exports section, refused outside [min, max] with the range in the message. */
 const wholeNumber = (min: number, max: number) => {
   const message = `must be a whole number from ${min} to ${max}`;
@@ -222,26 +314,26 @@ export const exportsJobSchema = z
      * Delay before the first status read of an operation; each further read waits 1.5 times longer,
      * up to `maxPollInterval`. @defaultValue '30s' (1s to 1h)
      */
-    pollInterval: exportDuration('30s', '1s', '1h').default(30_000),
+    pollInterval: duration({ default: '30s', min: '1s', max: '1h' }),
     /** Longest delay between two status reads. @defaultValue '5m' (1s to 6h) */
-    maxPollInterval: exportDuration('5m', '1s', '6h').default(5 * 60_000),
+    maxPollInterval: duration({ default: '5m', min: '1s', max: '6h' }),
     /**
      * How long an operation may stay RUNNING before the collector gives up polling it (the run
      * fails; the window counts as a failed try and is retried like ErrInternal). @defaultValue '6h' (1m to 7d)
      */
-    timeout: exportDuration('6h', '1m', '7d').default(6 * 3_600_000),
+    timeout: duration({ default: '6h', min: '1m', max: '7d' }),
     /** Retries of a window after ErrInternal or a give-up; ErrInvalidRequest is never retried. @defaultValue 3 (0 to 10) */
     maxRetries: wholeNumber(0, 10).default(3),
     /** Backoff before the first retry, doubled for each further one, jittered. @defaultValue '10m' (1s to 1d) */
-    retryDelay: exportDuration('10m', '1s', '1d').default(10 * 60_000),
+    retryDelay: duration({ default: '10m', min: '1s', max: '1d' }),
     /** A download gives up when the host sends no headers or no bytes for this long. @defaultValue '30s' (1s to 10m) */
-    downloadIdleTimeout: exportDuration('30s', '1s', '10m').default(30_000),
+    downloadIdleTimeout: duration({ default: '30s', min: '1s', max: '10m' }),
     /** Longest time one download may take, retries included. @defaultValue '1h' (10s to 1d) */
-    downloadTimeout: exportDuration('1h', '10s', '1d').default(3_600_000),
+    downloadTimeout: duration({ default: '1h', min: '10s', max: '1d' }),
     /** Attempts per download (5xx, 429 and network faults are retried with backoff). @defaultValue 5 (1 to 20) */
     downloadAttempts: wholeNumber(1, 20).default(5),
     /** How long `run exports` waits for operations to finish. @defaultValue '30m' (1s to 1d) */
-    maxWait: exportDuration('30m', '1s', '1d').default(30 * 60_000),
+    maxWait: duration({ default: '30m', min: '1s', max: '1d' }),
     definitions: z.array(exportDefinitionSchema).min(1),
   })
   .superRefine((job, ctx) => {
@@ -282,7 +374,7 @@ export const serviceSchema = z.strictObject({
   /** Jobs one worker process runs at once. @defaultValue 2 */
   concurrency: z.number().int().min(1).max(64).default(2),
   /** On SIGTERM/SIGINT, how long active jobs may take to finish before the process exits. @defaultValue '30s' */
-  shutdownGrace: duration('30s').default(30_000),
+  shutdownGrace: duration({ default: '30s', min: '1s', max: '1h' }),
   /** BullMQ key prefix in Redis: several collectors can share one Redis with different prefixes. @defaultValue 'glacier' */
   queuePrefix: z
     .string()
@@ -317,11 +409,15 @@ export const fileConfigSchema = z.strictObject({
   client: z
     .strictObject({
       /** Per HTTP attempt. @defaultValue '30s' */
-      attemptTimeout: duration('30s').default(30_000),
+      attemptTimeout: duration({ default: clientDefaults.attemptTimeoutMs, min: '1s', max: '10m' }),
       /** Per call, retries and waits included. @defaultValue '2m' */
-      callTimeout: duration('2m').default(120_000),
-      /** @defaultValue 5 */
-      maxAttempts: z.number().int().min(1).max(20).default(5),
+      callTimeout: duration({ default: clientDefaults.callTimeoutMs, min: '1s', max: '1h' }),
+      /** @defaultValue 5 (the client's own default) */
+      maxAttempts: z.number().int().min(1).max(20).default(defaultRetryPolicy.maxAttempts),
+    })
+    .refine((client) => client.callTimeout >= client.attemptTimeout, {
+      path: ['callTimeout'],
+      message: 'must be at least client.attemptTimeout (a call is one attempt or more)',
     })
     .prefault({}),
   service: serviceSchema.prefault({}),

@@ -1,6 +1,8 @@
 import { and, eq } from 'drizzle-orm';
+import { memo } from './memo.js';
 import type { Store } from './open.js';
 import { syncState } from './schema.js';
+import { createUpsert } from './upsert.js';
 
 /** The cursor of a job's stream, or undefined before its first run. Call inside the page's transaction. */
 export function readCursor<T>(store: Store, job: string, scope: string): T | undefined {
@@ -12,13 +14,12 @@ export function readCursor<T>(store: Store, job: string, scope: string): T | und
   return row ? (JSON.parse(row.cursor) as T) : undefined;
 }
 
+/** Prepared once per store: it runs with every page. */
 export function writeCursor(store: Store, job: string, scope: string, cursor: unknown, at: string): void {
-  const value = JSON.stringify(cursor);
-  store.db
-    .insert(syncState)
-    .values({ job, scope, cursor: value, updatedAt: at })
-    .onConflictDoUpdate({ target: [syncState.job, syncState.scope], set: { cursor: value, updatedAt: at } })
-    .run();
+  const write = memo(store, 'cursors.write', () =>
+    createUpsert(store.sqlite, syncState, { key: ['job', 'scope'], update: ['cursor', 'updatedAt'] }),
+  );
+  write([{ job, scope, cursor: JSON.stringify(cursor), updatedAt: at }]);
 }
 
 export function deleteCursor(store: Store, job: string, scope: string): void {

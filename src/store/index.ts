@@ -2,7 +2,14 @@ export * from './cursors.js';
 export * from './exported-transactions.js';
 export * from './exports.js';
 export * from './job-runs.js';
-export { migrationsFolder, type OpenStoreOptions, openStore, type Store } from './open.js';
+export {
+  DatabaseOpenError,
+  DatabaseWriteError,
+  migrationsFolder,
+  type OpenStoreOptions,
+  openStore,
+  type Store,
+} from './open.js';
 export * from './rewards.js';
 export * as tables from './schema.js';
 export * from './signatures.js';

@@ -3,7 +3,7 @@ import { canonicalNetwork, type HistoricalReward } from '../upstream/index.js';
 import { memo } from './memo.js';
 import type { Store } from './open.js';
 import { rewardAddresses, rewardPrices, rewards } from './schema.js';
-import { createTouch, createUpsert } from './upsert.js';
+import { createUpsert } from './upsert.js';
 
 type Row = typeof rewards.$inferInsert;
 type PriceRow = typeof rewardPrices.$inferInsert;
@@ -72,10 +72,11 @@ export function upsertRewards(
 ): number {
   if (items.length === 0) return 0;
   const upsert = memo(store, 'rewards.upsert', () =>
-    createUpsert(store.sqlite, rewards, { key: ['network', 'utxoId'], update: updateColumns }),
-  );
-  const touch = memo(store, 'rewards.touch', () =>
-    createTouch(store.sqlite, rewards, ['network', 'utxoId'], 'lastSeenAt'),
+    createUpsert(store.sqlite, rewards, {
+      key: ['network', 'utxoId'],
+      update: updateColumns,
+      touch: 'lastSeenAt',
+    }),
   );
   const upsertPrices = memo(store, 'rewards.prices', () =>
     createUpsert(store.sqlite, rewardPrices, {
@@ -90,10 +91,6 @@ export function upsertRewards(
   const net = canonicalNetwork(network);
   const rows = items.map((r) => rewardRow(r, network, seenAt));
   const written = upsert(rows);
-  touch(
-    rows.map((r) => [net, r.utxoId]),
-    seenAt,
-  );
   const prices = items.flatMap((r) => rewardPriceRow(r, network, seenAt) ?? []);
   const pricesWritten = upsertPrices(prices);
   link(

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /*
@@ -66,6 +67,8 @@ export const transactions = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.chainId, t.txHash] }),
     index('transactions_block_timestamp_idx').on(t.blockTimestamp),
+    // "The newest N of a chain" (and a chain over a time range) without sorting the whole chain.
+    index('transactions_chain_time_idx').on(t.chainId, t.blockTimestamp),
     index('transactions_from_idx').on(t.fromAddress),
     index('transactions_to_idx').on(t.toAddress),
   ],
@@ -107,7 +110,8 @@ export const rewards = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.network, t.utxoId] }),
-    index('rewards_node_id_idx').on(t.nodeId),
+    // A node's rewards in time order, without a sort.
+    index('rewards_node_id_idx').on(t.nodeId, t.endTimestamp),
     index('rewards_end_timestamp_idx').on(t.endTimestamp),
   ],
 );
@@ -141,7 +145,8 @@ export const rewardAddresses = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.network, t.utxoId, t.address] }),
-    index('reward_addresses_address_idx').on(t.address),
+    // Address first and covering: "the rewards of these addresses" reads only their rows.
+    index('reward_addresses_address_idx').on(t.address, t.network, t.utxoId),
   ],
 );
 
@@ -193,7 +198,7 @@ export const signatures = sqliteTable(
 
 /**
  * Every export operation the collector started, with its request and status history. The lifecycle
- * (claims, polls, retries, follow-ups) is described in docs/notes/exports.md.
+ * (claims, polls, retries, follow-ups) is described in docs/collection.md (Exports).
  */
 export const exportOperations = sqliteTable(
   'export_operations',
@@ -233,7 +238,12 @@ export const exportOperations = sqliteTable(
     /** When the collector stopped polling it: still RUNNING after the `timeout` setting. */
     gaveUpAt: text('gave_up_at'),
   },
-  (t) => [index('export_operations_window_idx').on(t.exportName, t.firstDate, t.lastDate)],
+  (t) => [
+    index('export_operations_window_idx').on(t.exportName, t.firstDate, t.lastDate),
+    // The operations still to poll, and the failed or given-up ones (docs/database.md).
+    index('export_operations_status_idx').on(t.status),
+    index('export_operations_gave_up_idx').on(t.gaveUpAt).where(sql`${t.gaveUpAt} IS NOT NULL`),
+  ],
 );
 
 /**
@@ -260,16 +270,21 @@ export const exportClaims = sqliteTable(
 );
 
 /** The file downloaded for a finished export, and its load into exported_transactions. */
-export const exportFiles = sqliteTable('export_files', {
-  operationId: text('operation_id').primaryKey(),
-  path: text('path').notNull(),
-  sizeBytes: integer('size_bytes').notNull(),
-  sha256: text('sha256').notNull(),
-  downloadedAt: text('downloaded_at').notNull(),
-  /** CSV rows in the file (all of them are in exported_transactions once `loaded_at` is set). */
-  rowsLoaded: integer('rows_loaded'),
-  loadedAt: text('loaded_at'),
-});
+export const exportFiles = sqliteTable(
+  'export_files',
+  {
+    operationId: text('operation_id').primaryKey(),
+    path: text('path').notNull(),
+    sizeBytes: integer('size_bytes').notNull(),
+    sha256: text('sha256').notNull(),
+    downloadedAt: text('downloaded_at').notNull(),
+    /** CSV rows in the file (all of them are in exported_transactions once `loaded_at` is set). */
+    rowsLoaded: integer('rows_loaded'),
+    loadedAt: text('loaded_at'),
+  },
+  // Files downloaded but not loaded yet: a handful, found without reading the others.
+  (t) => [index('export_files_unloaded_idx').on(t.operationId).where(sql`${t.loadedAt} IS NULL`)],
+);
 
 /**
  * The rows of every downloaded export file, one per (export_name, chain_id, tx_hash): the same
@@ -336,7 +351,11 @@ export const jobRuns = sqliteTable(
     computeUnits: integer('compute_units').notNull().default(0),
     error: text('error'),
   },
-  (t) => [index('job_runs_job_started_idx').on(t.job, t.startedAt)],
+  (t) => [
+    index('job_runs_job_started_idx').on(t.job, t.startedAt),
+    // Health queries: the last success per job, recent failures, runs left `running`.
+    index('job_runs_status_idx').on(t.status, t.job, t.finishedAt),
+  ],
 );
 
 /** Cursors per job and scope, as JSON; written in the same transaction as the rows they follow. */

@@ -3,7 +3,7 @@ import { canonicalNetwork, type Transaction } from '../upstream/index.js';
 import { memo } from './memo.js';
 import type { Store } from './open.js';
 import { transactions } from './schema.js';
-import { createTouch, createUpsert } from './upsert.js';
+import { createUpsert } from './upsert.js';
 
 type Row = typeof transactions.$inferInsert;
 
@@ -49,7 +49,7 @@ const contentColumns = (Object.keys(getTableColumns(transactions)) as (keyof Row
 
 /**
  * Upserts a page of transactions; returns how many rows were new or changed (a re-org can move a
- * transaction to another block). Rows seen again only get `last_seen_at`.
+ * transaction to another block). Rows seen again unchanged only get `last_seen_at`.
  */
 export function upsertTransactions(
   store: Store,
@@ -59,15 +59,13 @@ export function upsertTransactions(
 ): number {
   if (txs.length === 0) return 0;
   const upsert = memo(store, 'transactions.upsert', () =>
-    createUpsert(store.sqlite, transactions, { key: ['chainId', 'txHash'], update: contentColumns }),
+    createUpsert(store.sqlite, transactions, {
+      key: ['chainId', 'txHash'],
+      update: contentColumns,
+      touch: 'lastSeenAt',
+    }),
   );
-  const touch = memo(store, 'transactions.touch', () =>
-    createTouch(store.sqlite, transactions, ['chainId', 'txHash'], 'lastSeenAt'),
-  );
-  const written = upsert(txs.map((tx) => transactionRow(tx, network, seenAt)));
-  touch(
-    txs.map((tx) => [tx.chainId, tx.txHash]),
-    seenAt,
-  );
-  return written;
+  const rows: Row[] = new Array(txs.length);
+  for (let i = 0; i < txs.length; i++) rows[i] = transactionRow(txs[i]!, network, seenAt);
+  return upsert(rows);
 }

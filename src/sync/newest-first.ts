@@ -43,6 +43,12 @@ export interface NewestFirstOptions<T> {
   countRows?: (n: number) => void;
   maxPages: number;
   /**
+   * Fetch the next page while the current one is written (its token is known before the write).
+   * The fetch only reads: a page and its cursor still commit together, in order, and a crash loses
+   * at most that unwritten read. @defaultValue true
+   */
+  prefetch?: boolean;
+  /**
    * On the first run (no mark yet), keep reading older pages on later runs until the end of the list
    * (rewards: the whole history matters), or stop after `maxPages` and start from there (the latest
    * transactions feed: history before the first run is not the collector's to backfill).
@@ -88,10 +94,12 @@ async function walk<T>(
 ): Promise<'done' | 'paused' | 'restart'> {
   let token = startToken;
   let newest = startNewest;
+  /** The next page, requested while the current one was written. */
+  let prefetched: Promise<Page<T>> | undefined;
   while (state.pages < o.maxPages) {
     let page: Page<T>;
     try {
-      page = await o.fetchPage(token);
+      page = await (prefetched ?? o.fetchPage(token));
     } catch (err) {
       // Only a remembered token can have expired; a 400 on a fresh one is a real error.
       if (resumed && token === startToken && err instanceof UpstreamHttpError && err.status === 400) {
@@ -116,6 +124,15 @@ async function walk<T>(
         highWater: state.highWater,
         pending: { pageToken: page.nextPageToken!, newest: newest!, stopAt },
       };
+    }
+    prefetched = undefined;
+    if (!end && !outOfPages && (o.prefetch ?? true)) {
+      prefetched = o.fetchPage(page.nextPageToken);
+      // Its failure is seen when it is awaited; if the write below fails first, nobody awaits it.
+      prefetched.catch(() => undefined);
+      // The write below is synchronous: let the event loop send the request first (undici writes it
+      // to the socket on a later turn), so the upstream answers while this page is written.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     const written = o.store.transaction(() => {
       const n = o.write(page.items);

@@ -6,6 +6,7 @@
 
 import { Agent } from 'undici';
 import { type Clock, systemClock } from '../clock.js';
+import { clientDefaults, isHeaderSafe } from './defaults.js';
 import type { Currency, Network } from './endpoints.js';
 import type {
   ApiUsageGroupBy,
@@ -52,9 +53,9 @@ export interface DataApiClientOptions {
   userAgent?: string;
   /** The collector's version, for the default user-agent. @defaultValue `unknown` */
   version?: string;
-  /** Per attempt, headers and body, in ms. @defaultValue 30_000 */
+  /** Per attempt, headers and body, in ms. @defaultValue clientDefaults.attemptTimeoutMs (30 s) */
   attemptTimeoutMs?: number;
-  /** Whole call including retries and waits, in ms. @defaultValue 120_000 */
+  /** Whole call including retries and waits, in ms. @defaultValue clientDefaults.callTimeoutMs (2 min) */
   callTimeoutMs?: number;
   /** Largest success body accepted, in bytes; a larger one is a malformed response. @defaultValue 32 MiB */
   maxBodyBytes?: number;
@@ -166,10 +167,6 @@ export interface DataApiClient {
   close(): Promise<void>;
 }
 
-const MiB = 1024 * 1024;
-/** Header values must be visible ASCII; checked up front so no library error ever quotes the key. */
-const HEADER_SAFE = /^[\x21-\x7e]+$/;
-
 const seg = encodeURIComponent;
 
 export function createDataApiClient(options: DataApiClientOptions): DataApiClient {
@@ -177,14 +174,19 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
   try {
     base = new URL(options.baseUrl);
   } catch (err) {
-    throw new TypeError(`baseUrl must be an absolute http(s) URL, got ${JSON.stringify(options.baseUrl)}`, {
+    throw new TypeError('baseUrl must be an absolute http(s) URL', {
       cause: err,
     });
   }
   if (base.protocol !== 'http:' && base.protocol !== 'https:') {
-    throw new TypeError(`baseUrl must be an http(s) URL, got ${JSON.stringify(options.baseUrl)}`);
+    throw new TypeError(`baseUrl must be an http(s) URL, got protocol ${JSON.stringify(base.protocol)}`);
   }
-  if (options.apiKey !== undefined && options.apiKey !== '' && !HEADER_SAFE.test(options.apiKey)) {
+  if (base.search || base.hash) {
+    throw new TypeError(
+      'baseUrl must have no query string or fragment: the client appends paths and queries',
+    );
+  }
+  if (options.apiKey !== undefined && options.apiKey !== '' && !isHeaderSafe(options.apiKey)) {
     throw new TypeError('apiKey must consist of visible ASCII characters (value not shown)');
   }
 
@@ -201,9 +203,9 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
     baseUrl: options.baseUrl,
     apiKey: options.apiKey || undefined,
     userAgent: options.userAgent ?? `glacier-collector/${options.version ?? 'unknown'}`,
-    attemptTimeoutMs: options.attemptTimeoutMs ?? 30_000,
-    callTimeoutMs: options.callTimeoutMs ?? 120_000,
-    maxBodyBytes: options.maxBodyBytes ?? 32 * MiB,
+    attemptTimeoutMs: options.attemptTimeoutMs ?? clientDefaults.attemptTimeoutMs,
+    callTimeoutMs: options.callTimeoutMs ?? clientDefaults.callTimeoutMs,
+    maxBodyBytes: options.maxBodyBytes ?? clientDefaults.maxBodyBytes,
     retry: { ...defaultRetryPolicy, ...options.retry },
     clock: options.clock ?? systemClock,
     sleep: options.sleep ?? abortableSleep,

@@ -18,6 +18,15 @@ function upstreamMessage(body: ErrorBody | string | undefined): string | undefin
   return Array.isArray(body.message) ? body.message.join('; ') : body.message;
 }
 
+interface UpstreamHttpErrorInit extends UpstreamErrorContext {
+  status: number;
+  body?: ErrorBody | string | undefined;
+  retryable: boolean;
+  retryAfterMs?: number | undefined;
+  /** Appended to the message in parentheses. */
+  note?: string | undefined;
+}
+
 /** The upstream answered with a status that is not a success (after retries, when retryable). */
 export class UpstreamHttpError extends Error {
   override readonly name = 'UpstreamHttpError';
@@ -31,24 +40,30 @@ export class UpstreamHttpError extends Error {
   /** The wait the upstream asked for (`retry-after` / `ratelimit-reset`), when it gave one. */
   readonly retryAfterMs?: number;
 
-  constructor(
-    init: UpstreamErrorContext & {
-      status: number;
-      body?: ErrorBody | string | undefined;
-      retryable: boolean;
-      retryAfterMs?: number | undefined;
-    },
-    options?: ErrorOptions,
-  ) {
+  private readonly init: UpstreamHttpErrorInit;
+
+  constructor(init: UpstreamHttpErrorInit, options?: ErrorOptions) {
     const reason = STATUS_CODES[init.status] ?? 'Unknown Status';
     const detail = upstreamMessage(init.body);
-    super(`[${init.method}] ${init.path}: ${init.status} ${reason}${detail ? `: ${detail}` : ''}`, options);
+    super(
+      `[${init.method}] ${init.path}: ${init.status} ${reason}${detail ? `: ${detail}` : ''}${init.note ? ` (${init.note})` : ''}`,
+      options,
+    );
+    this.init = init;
     this.method = init.method;
     this.path = init.path;
     this.status = init.status;
     if (init.body !== undefined) this.body = init.body;
     this.retryable = init.retryable;
     if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
+  }
+
+  /** The same error with a note appended to its message (why it was not retried). */
+  withNote(note: string): UpstreamHttpError {
+    return new UpstreamHttpError(
+      { ...this.init, note },
+      this.cause === undefined ? undefined : { cause: this.cause },
+    );
   }
 }
 

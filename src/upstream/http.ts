@@ -101,9 +101,22 @@ type AttemptOutcome<T> =
       rateLimitReset?: string;
     };
 
+/** 90_000 → "90 s", 1_500 → "1.5 s". */
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
 export function createTransport(options: TransportOptions): Send {
-  const base = options.baseUrl.replace(/\/+$/, '');
-  const baseOrigin = new URL(base).origin;
+  // Credentials in the base URL (a proxy in front of the API) go as Basic auth, not in the URL, so
+  // no request URL and no error ever holds them.
+  const baseUrl = new URL(options.baseUrl);
+  const basicAuth = baseUrl.username
+    ? `Basic ${Buffer.from(`${decodeURIComponent(baseUrl.username)}:${decodeURIComponent(baseUrl.password)}`).toString('base64')}`
+    : undefined;
+  baseUrl.username = '';
+  baseUrl.password = '';
+  const base = baseUrl.toString().replace(/\/+$/, '');
+  const baseOrigin = baseUrl.origin;
   const { apiKey, retry: policy, clock } = options;
   /** Removes the API key from text the client did not write itself (upstream bodies, library errors). */
   const redact = (text: string): string => (apiKey ? text.split(apiKey).join('[REDACTED]') : text);
@@ -118,6 +131,7 @@ export function createTransport(options: TransportOptions): Send {
 
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': options.userAgent };
     if (apiKey) headers['x-glacier-api-key'] = apiKey;
+    if (basicAuth) headers.authorization = basicAuth;
     let body: string | undefined;
     if (spec.body !== undefined) {
       body = JSON.stringify(spec.body);
@@ -260,6 +274,8 @@ export function createTransport(options: TransportOptions): Send {
       const failure = outcome;
       lastError = failure.error;
       let delayMs: number | undefined;
+      /** Why a retryable failure is not retried although attempts remain. */
+      let gaveUp: string | undefined;
       if (failure.retryable && attempt < policy.maxAttempts) {
         const hints = {
           retryAfter: failure.retryAfter,
@@ -267,17 +283,27 @@ export function createTransport(options: TransportOptions): Send {
           nowMs: clock.now(),
         };
         delayMs = retryDelayMs(attempt, policy, hints, options.random);
-        // Give up now rather than sleep past the call's deadline (or longer than maxRetryAfterMs).
-        if (!Number.isFinite(delayMs) || clock.now() + delayMs >= deadline) delayMs = undefined;
+        // Give up now rather than sleep past the call's deadline (or longer than maxRetryAfterMs),
+        // and say so: "429" alone would hide that the wait asked for was the problem.
+        const hinted = hintedDelayMs(hints);
+        const asked =
+          hinted === undefined ? 'the next attempt' : `the upstream's retry-after of ${seconds(hinted)}`;
+        if (!Number.isFinite(delayMs)) {
+          gaveUp = `${asked} is longer than the client waits (${seconds(policy.maxRetryAfterMs)})`;
+          delayMs = undefined;
+        } else if (clock.now() + delayMs >= deadline) {
+          gaveUp = `${asked} would pass the call's time limit (client.callTimeout, ${seconds(options.callTimeoutMs)})`;
+          delayMs = undefined;
+        }
       }
       const status = failure.status === undefined ? {} : { status: failure.status };
-      const final = () =>
-        failure.error instanceof UpstreamHttpError
-          ? failure.error
-          : new UpstreamNetworkError(
-              { ...where, attempts: attempt, detail: failure.error.message },
-              { cause: failure.error },
-            );
+      const final = () => {
+        if (failure.error instanceof UpstreamHttpError) {
+          return gaveUp ? failure.error.withNote(`not retried: ${gaveUp}`) : failure.error;
+        }
+        const detail = gaveUp ? `${failure.error.message}; not retried: ${gaveUp}` : failure.error.message;
+        return new UpstreamNetworkError({ ...where, attempts: attempt, detail }, { cause: failure.error });
+      };
       if (delayMs === undefined) {
         const error = final();
         report({ ...status, error: error.message, willRetry: false });

@@ -21,7 +21,8 @@ export interface RetryPolicy {
 }
 
 export const defaultRetryPolicy: RetryPolicy = {
-  maxAttempts: 4,
+  // Also the config's default (client.maxAttempts).
+  maxAttempts: 5,
   baseDelayMs: 500,
   maxDelayMs: 10_000,
   maxRetryAfterMs: 60_000,

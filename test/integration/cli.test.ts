@@ -74,4 +74,25 @@ describe('glacier-collector CLI', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('up to date');
   });
+
+  it('refuses a duration out of range at start-up with exit code 2, naming the key and the range', async () => {
+    const { path } = configFile({ client: { attemptTimeout: '25d' } });
+    const r = await runCli(['config', 'check', '-c', path]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('client.attemptTimeout = "25d": out of range: must be from 1s to 10m');
+  });
+
+  it('names DATABASE_PATH and its value when the database cannot be opened', async () => {
+    const { dir } = configFile({});
+    const notADatabase = join(dir, 'notes.txt');
+    writeFileSync(notADatabase, 'x'.repeat(4096));
+    const wrongFile = await runCli(['migrate'], { DATABASE_PATH: notADatabase });
+    expect(wrongFile.code).toBe(1);
+    expect(wrongFile.stderr).toContain(`DATABASE_PATH = "${notADatabase}"`);
+    expect(wrongFile.stderr).toContain('file is not a database');
+    const directory = await runCli(['migrate'], { DATABASE_PATH: dir });
+    expect(directory.code).toBe(1);
+    expect(directory.stderr).toContain(`DATABASE_PATH = "${dir}"`);
+    expect(directory.stderr).toContain('unable to open database file');
+  });
 });

@@ -107,6 +107,17 @@ describe('transactions job', () => {
     for (const tx of truthBefore.slice(0, 420)) expect(stored.has(`${tx.chainId}:${tx.txHash}`)).toBe(true);
   });
 
+  it('a row seen again only gets last_seen_at, and does not count as written', async () => {
+    const c = await setup();
+    await run(c, 'transactions', transactions, { ...txPayload, maxPages: 1 });
+    const firstSeen = new Date(c.clock.now()).toISOString();
+    c.clock.advance(500); // nothing new: the default rate adds one transaction a second, on the second
+    const again = await run(c, 'transactions', transactions, { ...txPayload, maxPages: 1 });
+    expect(again.rowsWritten).toBe(0);
+    const seen = rowsOf(c, 'SELECT DISTINCT first_seen_at, last_seen_at FROM transactions');
+    expect(seen).toEqual([{ first_seen_at: firstSeen, last_seen_at: new Date(c.clock.now()).toISOString() }]);
+  });
+
   it('keeps one stream per network and status', async () => {
     const c = await setup();
     await run(c, 'transactions', transactions, {

@@ -16,6 +16,8 @@ function feed() {
   const valid = new Set<string>();
   let requests = 0;
   return {
+    /** From this many requests on, every token is refused (a prefetch that fails). */
+    expireTokensAfter: undefined as number | undefined,
     add(n: number) {
       newest += n;
     },
@@ -25,8 +27,11 @@ function feed() {
     get requests() {
       return requests;
     },
-    fetchPage: async (token: string | undefined): Promise<Page<number>> => {
+    async fetchPage(token: string | undefined): Promise<Page<number>> {
       requests++;
+      if (token !== undefined && this.expireTokensAfter !== undefined && requests > this.expireTokensAfter) {
+        throw new UpstreamHttpError({ method: 'GET', path: '/x', status: 503, retryable: true });
+      }
       let top = newest;
       if (token !== undefined) {
         if (!valid.has(token)) {
@@ -56,7 +61,7 @@ function run(
     store,
     job: 'test',
     scope: 's',
-    fetchPage: f.fetchPage,
+    fetchPage: (token) => f.fetchPage(token),
     mark: (n) => ({ ts: n, id: String(n) }),
     reached: (n, m) => n <= m.ts,
     write: (items) => {
@@ -152,5 +157,53 @@ describe('newest-first incremental sync', () => {
     f.add(2);
     await run(store, f, { maxPages: 2, backfill: false });
     expect(stored(store)).toEqual(range(25, 32));
+  });
+
+  it('requests the next page while the current one is written, and commits pages in order', async () => {
+    const store = setup();
+    const f = feed();
+    f.add(9);
+    const events: string[] = [];
+    const result = await syncNewestFirst<number>({
+      store,
+      job: 'test',
+      scope: 's',
+      fetchPage: (token) => {
+        events.push(`fetch ${token ?? 'top'}`);
+        return f.fetchPage(token);
+      },
+      mark: (n) => ({ ts: n, id: String(n) }),
+      reached: (n, m) => n <= m.ts,
+      write: (items) => {
+        events.push(`write ${items[0]}`);
+        return items.length;
+      },
+      maxPages: 100,
+      backfill: true,
+      now: () => '2025-01-01T00:00:00.000Z',
+    });
+    expect(result.rowsWritten).toBe(9);
+    // Page 2 is asked for before page 1 is written; nothing is asked for after the last page.
+    expect(events).toEqual(['fetch top', 'fetch t1', 'write 9', 'fetch t2', 'write 6', 'write 3']);
+  });
+
+  it('a failed write with a page in flight fails the run, and the next run resumes without a gap', async () => {
+    const store = setup();
+    const f = feed();
+    f.add(15);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      f.expireTokensAfter = 2; // the prefetched page fails too, and nobody awaits it
+      await expect(run(store, f, { crashAfter: 1 })).rejects.toThrow('crash');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    f.expireTokensAfter = undefined;
+    await run(store, f);
+    expect(stored(store)).toEqual(range(1, 15));
   });
 });

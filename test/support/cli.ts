@@ -54,7 +54,9 @@ function collect(child: ChildProcessByStdio<null, Readable, Readable>): Promise<
 }
 
 export interface CliProcess {
-  child: ReturnType<typeof spawn>;
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  /** Settles when it exits: code, stdout and stderr apart. */
+  done: Promise<CliResult>;
   /** Everything printed so far, stdout and stderr interleaved. */
   output(): string;
   /** Resolves when the output matches `pattern` (rejects after `timeoutMs`). */
@@ -75,11 +77,12 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): CliP
     out += d.toString();
     for (const l of listeners) l();
   };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return {
     child,
+    done: collect(child),
     output: () => out,
     exited,
     waitForOutput(pattern, timeoutMs = 20_000) {

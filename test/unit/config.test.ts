@@ -231,6 +231,144 @@ describe('durations', () => {
   });
 });
 
+describe('settings a new user gets wrong', () => {
+  const exportsJob = (extra: Record<string, unknown>) => ({
+    jobs: {
+      exports: {
+        schedule: '0 2 * * *',
+        definitions: [
+          {
+            name: 'x',
+            type: 'TRANSACTION_EXPORT_EVM',
+            addresses: ['0x00000000000000000000000000000000000000aa'],
+            includeChains: ['43114'],
+          },
+        ],
+        ...extra,
+      },
+    },
+  });
+
+  it.each([
+    {
+      file: exportsJob({ pollInterval: '25d' }),
+      key: 'jobs.exports.pollInterval = "25d"',
+      range: '1s to 1h',
+    },
+    { file: exportsJob({ pollInterval: '0s' }), key: 'jobs.exports.pollInterval = "0s"', range: '1s to 1h' },
+    { file: exportsJob({ maxWait: '30d' }), key: 'jobs.exports.maxWait = "30d"', range: '1s to 1d' },
+    { file: { client: { attemptTimeout: '25d' } }, key: 'client.attemptTimeout = "25d"', range: '1s to 10m' },
+    { file: { client: { callTimeout: 0 } }, key: 'client.callTimeout = 0', range: '1s to 1h' },
+    { file: { service: { shutdownGrace: '2d' } }, key: 'service.shutdownGrace = "2d"', range: '1s to 1h' },
+    {
+      file: {
+        jobs: { usageMetrics: { schedule: '0 * * * *', sources: [{ source: 'dataApi', lookback: '5y' }] } },
+      },
+      key: 'jobs.usageMetrics.sources[0].lookback = "5y"',
+      range: '1h to 366d',
+    },
+  ])('refuses $key out of range, naming the range', ({ file, key, range }) => {
+    const { path } = withFile(file);
+    const err = configError(() => loadConfig({ env: {}, configPath: path }));
+    expect(err.message).toContain(key);
+    expect(err.message).toContain(range);
+  });
+
+  it('refuses a call time limit shorter than one attempt', () => {
+    const { path } = withFile({ client: { attemptTimeout: '1m', callTimeout: '30s' } });
+    expect(configError(() => loadConfig({ env: {}, configPath: path })).message).toContain(
+      'client.callTimeout',
+    );
+  });
+
+  it('takes every default from one source', async () => {
+    const { defaultRetryPolicy } = await import('../../src/upstream/retry.js');
+    const { clientDefaults } = await import('../../src/upstream/defaults.js');
+    const config = loadConfig({ env: {}, cwd: '/nonexistent' });
+    expect(config.client).toEqual({
+      maxAttempts: defaultRetryPolicy.maxAttempts,
+      attemptTimeout: clientDefaults.attemptTimeoutMs,
+      callTimeout: clientDefaults.callTimeoutMs,
+    });
+  });
+
+  it.each([
+    {
+      file: { jobs: { transactions: { schedule: '* * * * *', networks: ['fuji', 'testnet'] } } },
+      key: 'transactions.networks[1]',
+    },
+    {
+      file: { jobs: { transactions: { schedule: '* * * * *', statuses: ['all', 'all'] } } },
+      key: 'transactions.statuses[1]',
+    },
+    {
+      file: {
+        jobs: {
+          usageMetrics: {
+            schedule: '0 * * * *',
+            sources: [
+              { source: 'primaryNetworkRpc', network: 'fuji', lookback: '1d' },
+              { source: 'primaryNetworkRpc', network: 'testnet', lookback: '2d' },
+            ],
+          },
+        },
+      },
+      key: 'usageMetrics.sources[1]',
+    },
+    {
+      file: {
+        jobs: {
+          usageMetrics: {
+            schedule: '0 * * * *',
+            sources: [{ source: 'subnetRpc', chainIds: ['432204', '432204'] }],
+          },
+        },
+      },
+      key: 'usageMetrics.sources[0].chainIds[1]',
+    },
+  ])('refuses duplicate streams ($key)', ({ file, key }) => {
+    const { path } = withFile(file);
+    const err = configError(() => loadConfig({ env: {}, configPath: path }));
+    expect(err.message).toContain(`jobs.${key}`);
+    expect(err.message).toContain('duplicate');
+  });
+
+  it('refuses a non-ASCII API key at start-up, naming the variable and not the value', () => {
+    const err = configError(() =>
+      loadConfig({ env: { GLACIER_API_KEY: 'clé-secrète' }, cwd: '/nonexistent' }),
+    );
+    expect(err.message).toContain('GLACIER_API_KEY');
+    expect(err.message).not.toContain('secrète');
+    const { path } = withFile('clé-secrète\n', 'key');
+    const fromFile = configError(() => loadConfig({ env: { GLACIER_API_KEY_FILE: path }, cwd: '/' }));
+    expect(fromFile.message).toContain('GLACIER_API_KEY_FILE');
+    expect(fromFile.message).not.toContain('secrète');
+  });
+
+  it('refuses a base URL with a query string or a fragment', () => {
+    for (const url of ['https://api.example/?x=1', 'https://api.example/#top']) {
+      const err = configError(() => loadConfig({ env: { GLACIER_BASE_URL: url }, cwd: '/nonexistent' }));
+      expect(err.message).toContain('GLACIER_BASE_URL');
+      expect(err.message).toContain('query string');
+    }
+  });
+
+  it('masks credentials in the base URL, also in errors', () => {
+    const config = loadConfig({
+      env: { GLACIER_BASE_URL: 'https://proxy-user:hunter2@proxy.example/glacier' },
+      cwd: '/nonexistent',
+    });
+    const shown = JSON.stringify(describeConfig(config));
+    expect(shown).not.toContain('hunter2');
+    expect(shown).not.toContain('proxy-user');
+    expect(shown).toContain('https://***:***@proxy.example/glacier');
+    const err = configError(() =>
+      loadConfig({ env: { GLACIER_BASE_URL: 'https://u:hunter2@proxy.example/?q' }, cwd: '/nonexistent' }),
+    );
+    expect(err.message).not.toContain('hunter2');
+  });
+});
+
 describe('export windows', () => {
   const withWindow = (window: unknown) => ({
     jobs: {

@@ -351,6 +351,41 @@ describe('retries', () => {
     expect(delays).toEqual([]);
   });
 
+  it('says so when retry-after is longer than the client waits or than the call has left', async () => {
+    const tooLong = setup({ retry: { maxRetryAfterMs: 10_000 } });
+    respond(
+      json(429, { message: 'later', statusCode: 429, error: 'Too Many Requests' }, { 'retry-after': '600' }),
+    );
+    const err = (await caught(tooLong.client.getSupply())) as Error;
+    expect(err.message).toContain(
+      "not retried: the upstream's retry-after of 600 s is longer than the client waits (10 s)",
+    );
+
+    const pastDeadline = setup({ callTimeoutMs: 20_000 });
+    respond(
+      json(429, { message: 'later', statusCode: 429, error: 'Too Many Requests' }, { 'retry-after': '45' }),
+    );
+    const late = (await caught(pastDeadline.client.getSupply())) as Error;
+    expect(late).toMatchObject({ status: 429 });
+    expect(late.message).toContain(
+      "not retried: the upstream's retry-after of 45 s would pass the call's time limit (client.callTimeout, 20 s)",
+    );
+  });
+
+  it('sends credentials of the base URL as Basic auth, never in a URL or an error', async () => {
+    const { client } = setup({ baseUrl: baseUrl.replace('http://', 'http://proxy%20user:hunter2@') });
+    respond(errorBody(403, 'Forbidden'));
+    const err = (await caught(client.getSupply())) as Error;
+    const r = only();
+    expect(r.headers.authorization).toBe(`Basic ${Buffer.from('proxy user:hunter2').toString('base64')}`);
+    expect(r.url).toBe('/v1/avax/supply');
+    expect(inspect(err, { depth: 5 })).not.toContain('hunter2');
+  });
+
+  it('refuses a base URL with a query string', () => {
+    expect(() => setup({ baseUrl: `${baseUrl}?token=abc` })).toThrow(/no query string/);
+  });
+
   it('retries 503, 502 and 500 with growing backoff, then returns the answer', async () => {
     const { client, delays } = setup({ retry: { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 10_000 } });
     respond(

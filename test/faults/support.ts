@@ -1,0 +1,98 @@
+/**
+ * What the fault tests share: a simulator in this process with a frozen clock (its ground truth is
+ * what the database must equal), the real CLI as child processes (`run <job>`) writing a real
+ * SQLite file, and the iteration count: `npm run test:faults` runs the full suite
+ * (FAULT_SUITE=full, see vitest.faults.config.ts); `npm test` runs a smaller one, to fit CI.
+ *
+ * To add a fault test: a `*.test.ts` file in test/faults/ (both configs pick it up); use
+ * `startFaultSimulator`, `cliEnv` and `iterations` from here.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { createManualClock } from '../../src/clock.js';
+import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
+import { tempDir } from '../support/tmp.js';
+
+/** `full` in `npm run test:faults`; anything else is the small suite of `npm test`. */
+export const FULL = process.env.FAULT_SUITE === 'full';
+
+/** `full` iterations in the full suite, `small` in `npm test`. */
+export function iterations(full: number, small = 1): number {
+  return FULL ? full : small;
+}
+
+export const T0 = Date.UTC(2025, 5, 15, 12, 34, 56);
+export const API_KEY = 'glc-fault-suite-key-7f3a9c';
+
+/**
+ * The simulator with a frozen clock (nothing new arrives, so the truth is fixed) and a key whose
+ * per-minute budget never runs out (the frozen minute would never reset).
+ */
+export function startFaultSimulator(options: SimulatorOptions = {}): Promise<SimulatorHandle> {
+  return startSimulator({
+    port: 0,
+    seed: 21,
+    clock: createManualClock(T0),
+    apiKeys: { [API_KEY]: { tier: 'Pro', computeUnitsPerMinute: 1e12 } },
+    requireApiKey: true,
+    ...options,
+  });
+}
+
+export interface Workspace {
+  dir: string;
+  dbPath: string;
+  configPath: string;
+  cleanup: () => void;
+}
+
+/** A directory with a config file (JSON) and the path of a database not created yet. */
+export function workspace(config: unknown): Workspace {
+  const { dir, cleanup } = tempDir('glacier-faults-');
+  const configPath = join(dir, 'glacier.json');
+  writeFileSync(configPath, JSON.stringify(config));
+  return { dir, dbPath: join(dir, 'glacier.db'), configPath, cleanup };
+}
+
+/** The environment of a CLI process against `sim`, writing `ws`'s database. */
+export function cliEnv(sim: SimulatorHandle, ws: Workspace, extra: Record<string, string> = {}) {
+  return {
+    GLACIER_BASE_URL: sim.url,
+    GLACIER_API_KEY: API_KEY,
+    DATABASE_PATH: ws.dbPath,
+    GLACIER_CONFIG: ws.configPath,
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
+/** Reads the database with a connection of its own (the CLI processes have theirs). */
+export function query<T>(dbPath: string, sql: string): T[] {
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(sql).all() as T[];
+  } finally {
+    db.close();
+  }
+}
+
+export function integrityCheck(dbPath: string): string {
+  const db = new Database(dbPath, { fileMustExist: true });
+  try {
+    return db.pragma('integrity_check', { simple: true }) as string;
+  } finally {
+    db.close();
+  }
+}
+
+/** Count of rows in `table`, or -1 while the database or the table does not exist yet. */
+export function countRows(dbPath: string, table: string): number {
+  try {
+    return query<{ n: number }>(dbPath, `SELECT COUNT(*) AS n FROM ${table}`)[0]!.n;
+  } catch {
+    return -1;
+  }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
