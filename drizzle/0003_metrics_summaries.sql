@@ -1,29 +1,14 @@
--- Metrics summaries (src/store/schema.ts, docs/metrics.md): triggers keep them current in the same
--- transaction as the rows they count, so a scrape reads a few rows whatever the size of the tables.
+-- Metrics summaries (src/store/schema.ts, docs/metrics.md): kept current in the same transaction as
+-- the rows they count (by these triggers; transactions by their writer), so a scrape reads a few
+-- rows whatever the size of the tables.
 -- Hand-written (drizzle-kit does not model triggers): keep this file as it is when migrations are
 -- regenerated. A reward's contribution: 1 reward and CAST(amount AS INTEGER) smallest units, and
 -- per price of reward_prices, amount / 10^denomination * price in that currency.
 -- Subtractions never lower a newest_* time: rows are not deleted in normal operation.
 
-CREATE TRIGGER `transactions_summary_insert` AFTER INSERT ON `transactions` BEGIN
-  INSERT INTO `transaction_summaries` (`network`, `chain_id`, `transactions`, `newest_block_timestamp`)
-  VALUES (NEW.`network`, NEW.`chain_id`, 1, NEW.`block_timestamp`)
-  ON CONFLICT (`network`, `chain_id`) DO UPDATE SET
-    `transactions` = `transactions` + 1,
-    `newest_block_timestamp` = max(`newest_block_timestamp`, excluded.`newest_block_timestamp`);
-END;
---> statement-breakpoint
-CREATE TRIGGER `transactions_summary_update` AFTER UPDATE OF `network`, `block_timestamp` ON `transactions`
-WHEN OLD.`network` IS NOT NEW.`network` OR OLD.`block_timestamp` IS NOT NEW.`block_timestamp` BEGIN
-  UPDATE `transaction_summaries` SET `transactions` = `transactions` - 1
-  WHERE `network` = OLD.`network` AND `chain_id` = OLD.`chain_id`;
-  INSERT INTO `transaction_summaries` (`network`, `chain_id`, `transactions`, `newest_block_timestamp`)
-  VALUES (NEW.`network`, NEW.`chain_id`, 1, NEW.`block_timestamp`)
-  ON CONFLICT (`network`, `chain_id`) DO UPDATE SET
-    `transactions` = `transactions` + 1,
-    `newest_block_timestamp` = max(`newest_block_timestamp`, excluded.`newest_block_timestamp`);
-END;
---> statement-breakpoint
+-- Transactions are counted by the writer, per page (src/store/summaries.ts, withTransactionSummary):
+-- a trigger on this hot path would cost a statement journal per row. Deletions (pruning by hand)
+-- still keep the count right.
 CREATE TRIGGER `transactions_summary_delete` AFTER DELETE ON `transactions` BEGIN
   UPDATE `transaction_summaries` SET `transactions` = `transactions` - 1
   WHERE `network` = OLD.`network` AND `chain_id` = OLD.`chain_id`;

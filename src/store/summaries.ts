@@ -1,7 +1,8 @@
 /**
- * Reads of the metrics summaries (schema.ts, drizzle/*_metrics_summaries.sql): every function here
- * costs a few index lookups, whatever the size of the big tables, because a scrape calls them. The
- * one writer, `refreshExportSummaries`, runs after an exports run, never during a scrape.
+ * The metrics summaries (schema.ts, drizzle/*_metrics_summaries.sql). Reads: every one costs a few
+ * index lookups, whatever the size of the big tables, because a scrape calls them. Writers: the
+ * transactions page summary (called by `upsertTransactions`), the export summaries (after an
+ * exports run) and the rebuild; never during a scrape.
  */
 import { memo } from './memo.js';
 import type { Store } from './open.js';
@@ -39,6 +40,64 @@ export interface TransactionSummary {
   chainId: string;
   transactions: number;
   newestBlockTimestamp: number;
+}
+
+/**
+ * Writes a page of transactions with `write` and adds it to transaction_summaries: the rows not
+ * stored yet are counted per (network, chain) before the write, and the newest block time is taken
+ * over the page (a re-org moves a transaction to a later block). Call it inside the page's
+ * transaction. Costs one primary-key lookup per row and one small upsert per chain of the page
+ * (about 0.05 ms per page of 100, where a trigger costs a statement journal per row).
+ */
+export function withTransactionSummary<T>(
+  store: Store,
+  rows: readonly { network: string; chainId: string; txHash: string; blockTimestamp: number }[],
+  write: () => T,
+): T {
+  const exists = memo(store, 'summaries.txExists', () =>
+    store.sqlite.prepare('SELECT 1 FROM transactions WHERE chain_id = ? AND tx_hash = ?').pluck(),
+  );
+  const add = memo(store, 'summaries.txAdd', () =>
+    store.sqlite.prepare(
+      `INSERT INTO transaction_summaries (network, chain_id, transactions, newest_block_timestamp)
+       VALUES (?, ?, ?, ?)
+       ON CONFLICT (network, chain_id) DO UPDATE SET
+         transactions = transactions + excluded.transactions,
+         newest_block_timestamp = max(newest_block_timestamp, excluded.newest_block_timestamp)`,
+    ),
+  );
+  const perChain = new Map<string, { network: string; chainId: string; fresh: number; newest: number }>();
+  const seen = new Set<string>();
+  for (const row of rows) {
+    const key = `${row.network}\n${row.chainId}`;
+    let chain = perChain.get(key);
+    if (!chain) {
+      chain = { network: row.network, chainId: row.chainId, fresh: 0, newest: row.blockTimestamp };
+      perChain.set(key, chain);
+    }
+    // A page may hold a row twice: count it once.
+    const id = `${row.chainId}\n${row.txHash}`;
+    if (!seen.has(id) && exists.get(row.chainId, row.txHash) === undefined) chain.fresh++;
+    seen.add(id);
+    if (row.blockTimestamp > chain.newest) chain.newest = row.blockTimestamp;
+  }
+  const result = write();
+  for (const c of perChain.values()) add.run(c.network, c.chainId, c.fresh, c.newest);
+  return result;
+}
+
+/**
+ * Recounts transaction_summaries from the transactions table: a full scan, for rows written by
+ * other means than `upsertTransactions` (a restore, a bulk load), never on a scrape.
+ */
+export function rebuildTransactionSummaries(store: Store): void {
+  store.transaction(() => {
+    store.sqlite.exec(`
+      DELETE FROM transaction_summaries;
+      INSERT INTO transaction_summaries (network, chain_id, transactions, newest_block_timestamp)
+      SELECT network, chain_id, count(*), max(block_timestamp) FROM transactions GROUP BY network, chain_id;
+    `);
+  });
 }
 
 /** One row per (network, chain) ever stored. */

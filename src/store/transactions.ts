@@ -3,6 +3,7 @@ import { canonicalNetwork, type Transaction } from '../upstream/index.js';
 import { memo } from './memo.js';
 import type { Store } from './open.js';
 import { transactions } from './schema.js';
+import { withTransactionSummary } from './summaries.js';
 import { createUpsert } from './upsert.js';
 
 type Row = typeof transactions.$inferInsert;
@@ -67,5 +68,5 @@ export function upsertTransactions(
   );
   const rows: Row[] = new Array(txs.length);
   for (let i = 0; i < txs.length; i++) rows[i] = transactionRow(txs[i]!, network, seenAt);
-  return upsert(rows);
+  return withTransactionSummary(store, rows, () => upsert(rows));
 }

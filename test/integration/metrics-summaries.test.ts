@@ -8,10 +8,13 @@ import {
   openStore,
   readExportSummaries,
   readJobSummaries,
+  rebuildTransactionSummaries,
   refreshExportSummaries,
   type Store,
   startJobRun,
+  upsertTransactions,
 } from '../../src/store/index.js';
+import type { Transaction } from '../../src/upstream/index.js';
 import { testStore } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -144,19 +147,44 @@ function expectRewardSummaryRight(store: Store, exactNewest = true): void {
 }
 
 describe('metrics summaries', () => {
-  it('count transactions per network and chain through inserts, re-orgs, touches and deletes', async () => {
+  it('count transactions per network and chain as pages are written: new rows, rows read again, re-orgs, deletes', async () => {
     const store = fresh();
-    store.transaction(() => {
-      for (let i = 0; i < 50; i++) insertTx(store, i % 3 === 0 ? '43114' : '1', `0x${i}`, 1000 + i);
-      insertTx(store, '43113', '0xf', 5, 'fuji');
-    });
+    const tx = (i: number, chainId: string, blockTimestamp = 1000 + i) =>
+      ({
+        chainId,
+        txHash: `0x${i}`,
+        blockNumber: String(i),
+        blockTimestamp,
+        blockHash: '0xb',
+        blockIndex: 0,
+        txStatus: '1',
+        txType: 2,
+        gasLimit: '1',
+        gasUsed: '1',
+        gasPrice: '1',
+        nonce: '1',
+        value: '1',
+        from: { address: '0xa' },
+        to: { address: '0xc' },
+      }) as unknown as Transaction;
+    const page = (network: string, txs: Transaction[], seenAt = 'x') =>
+      store.transaction(() => upsertTransactions(store, network, txs, seenAt));
+    const first = Array.from({ length: 50 }, (_, i) => tx(i, i % 3 === 0 ? '43114' : '1'));
+    page('mainnet', first);
+    page('fuji', [tx(900, '43113', 5)]);
     expect(txSummary(store)).toEqual(txTruth(store));
-    // A re-org moves a transaction to a later block; a re-read only touches last_seen_at.
-    store.sqlite.prepare("UPDATE transactions SET block_timestamp = 9999 WHERE tx_hash = '0x3'").run();
-    store.sqlite.prepare("UPDATE transactions SET last_seen_at = 'y'").run();
+    // Overlapping pages (rows read again, one row twice in a page) count each row once.
+    page('mainnet', [...first.slice(40), tx(50, '1'), tx(50, '1')], 'y');
+    expect(txSummary(store)).toEqual(txTruth(store));
+    // A re-org moves a transaction to a later block.
+    page('mainnet', [tx(3, '43114', 9999)], 'z');
     expect(txSummary(store)).toEqual(txTruth(store));
     store.sqlite.prepare("DELETE FROM transactions WHERE chain_id = '1' AND tx_hash = '0x1'").run();
     expect(txSummary(store).map((r) => r.transactions)).toEqual(txTruth(store).map((r) => r.transactions));
+    // Rows written by other means are recounted by the rebuild.
+    insertTx(store, '10', '0xraw', 7);
+    rebuildTransactionSummaries(store);
+    expect(txSummary(store)).toEqual(txTruth(store));
   });
 
   it('sum rewards per address and node id, and their value per price currency as prices arrive', async () => {
