@@ -6,7 +6,14 @@ import { type App, createApp } from './app.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/index.js';
 import { createLogger, type Logger } from './logger.js';
-import { type HttpServer, type ReadyReport, startHttpServer } from './metrics/server.js';
+import {
+  createMetrics,
+  type HttpServer,
+  type Metrics,
+  QUEUE_STATES,
+  type ReadyReport,
+  startHttpServer,
+} from './metrics/index.js';
 import { createSharedBudget, type SharedBudget } from './queue/budget.js';
 import { QUEUE_NAME, type QueuedJobData } from './queue/jobs.js';
 import { checkEvictionPolicy, connectRedis, type RedisConnections } from './queue/redis.js';
@@ -38,6 +45,7 @@ export interface Service {
   readonly queue: Queue<QueuedJobData>;
   readonly app: App;
   readonly budget: SharedBudget | undefined;
+  readonly metrics: Metrics;
   readiness(): Promise<ReadyReport>;
   /** Stops the triggers, lets active jobs finish (service.shutdownGrace), then closes everything. */
   close(): Promise<void>;
@@ -101,13 +109,20 @@ export async function startService(config: Config, options: ServiceOptions = {})
           ...(options.sleep && { sleep: options.sleep }),
         })
       : undefined;
+    // The metrics see every upstream attempt; they are created once the database is migrated.
+    let metrics: Metrics | undefined;
     const theApp = createApp(config, {
       log,
       clock,
       ...(budget && { budget }),
-      ...(options.onAttempt && { onAttempt: options.onAttempt }),
+      onAttempt: (e) => {
+        metrics?.observeAttempt(e);
+        options.onAttempt?.(e);
+      },
     });
     app = theApp;
+    const theMetrics = createMetrics({ store: theApp.store, config, log, clock, role });
+    metrics = theMetrics;
 
     const theQueue = new Queue<QueuedJobData>(QUEUE_NAME, { connection: conns.producer, prefix });
     theQueue.on('error', () => undefined); // the connection reports outages, once each
@@ -139,10 +154,14 @@ export async function startService(config: Config, options: ServiceOptions = {})
       return { ready: Object.values(checks).every((c) => c.ok), checks };
     };
 
+    theMetrics.setReadiness(readiness);
+    theMetrics.setQueueCounts(async () => ({ [QUEUE_NAME]: await theQueue.getJobCounts(...QUEUE_STATES) }));
+    if (budget) theMetrics.setBudget(() => budget.snapshot());
     const theServer = await startHttpServer({
       host: config.metricsHost,
       port: config.metricsPort,
       log,
+      metrics: theMetrics,
       readiness,
     });
     server = theServer;
@@ -155,7 +174,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
         queue: theQueue,
         deps: theApp,
         log,
-        ...(options.onRun && { onRun: options.onRun }),
+        onRun: (summary) => {
+          theMetrics.observeRun(summary);
+          options.onRun?.(summary);
+        },
       });
     }
     if (role !== 'worker') {
@@ -165,7 +187,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
         queue: theQueue,
         log,
         now: () => clock.now(),
-        ...(options.onSkippedSlot && { onSkippedSlot: options.onSkippedSlot }),
+        onSkippedSlot: (job) => {
+          theMetrics.observeSkippedSlot(job);
+          options.onSkippedSlot?.(job);
+        },
       });
       scheduler.start();
     }
@@ -187,6 +212,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       queue: theQueue,
       app: theApp,
       budget,
+      metrics: theMetrics,
       readiness,
       close() {
         closing ??= (async () => {

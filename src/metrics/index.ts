@@ -11,6 +11,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../logger.js';
 import type { RunSummary } from '../runner.js';
+import type { Role } from '../service.js';
 import { refreshExportSummaries, type Store } from '../store/index.js';
 import type { AttemptEvent } from '../upstream/index.js';
 import { packageVersion } from '../version.js';
@@ -38,7 +39,6 @@ export { QUEUE_STATES } from './collectors/service.js';
 export { type HttpServer, type ReadyReport, startHttpServer } from './server.js';
 export type { BudgetReading, Exposition, QueueCounts, Readiness };
 
-export type Role = 'all' | 'scheduler' | 'worker';
 
 export interface Metrics {
   readonly registry: Registry;
