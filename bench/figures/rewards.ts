@@ -82,6 +82,9 @@ export async function run(): Promise<Figure[]> {
       `INSERT OR IGNORE INTO rewards (${rewardColumns.join(',')}) VALUES (${rewardColumns.map(() => '?').join(',')})`,
     );
     const insertLink = rawPageWriter(store, 'reward_addresses', ['network', 'utxo_id', 'address']);
+    const insertPrice = store.sqlite.prepare(
+      'INSERT OR IGNORE INTO reward_prices (network, utxo_id, currency, value, fetched_at) VALUES (?, ?, ?, ?, ?)',
+    );
     const writePage = store.sqlite.transaction((items: HistoricalReward[], seenAt: string) => {
       for (const r of items) {
         const p = r.reward.historicalPrice;
@@ -102,12 +105,11 @@ export async function run(): Promise<Figure[]> {
           r.reward.denomination,
           r.reward.type,
           r.reward.amount,
-          p?.currencyCode ?? null,
-          p === undefined ? null : String(p.value),
           JSON.stringify(r.addresses),
           seenAt,
           seenAt,
         ]);
+        if (p) insertPrice.run(['mainnet', r.utxoId, p.currencyCode, String(p.value), seenAt]);
       }
       insertLink(items.flatMap((r) => r.addresses.map((a) => ['mainnet', r.utxoId, bareAddress(a)])));
     });
