@@ -1,0 +1,129 @@
+/**
+ * kill -9 of `run exports` while the operation is RUNNING, during its download and during its CSV
+ * load; then a run to completion: the same operation, one complete file whose sha256 matches, its
+ * rows loaded once.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SimulatorHandle } from '../../src/simulator/index.js';
+import { runCli, spawnCli } from '../support/cli.js';
+import {
+  cliEnv,
+  countRows,
+  query,
+  sleep,
+  startFaultSimulator,
+  type Workspace,
+  workspace,
+} from './support.js';
+
+let sim: SimulatorHandle | undefined;
+const cleanups: (() => void)[] = [];
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+  for (const c of cleanups.splice(0)) c();
+});
+
+function setup(dir = 'exports'): Workspace {
+  const ws = workspace({});
+  cleanups.push(ws.cleanup);
+  const config = {
+    jobs: {
+      exports: {
+        schedule: '0 2 * * *',
+        directory: join(ws.dir, dir),
+        pollInterval: '1s',
+        maxPollInterval: '1s',
+        definitions: [
+          {
+            name: 'treasury',
+            type: 'TRANSACTION_EXPORT_EVM',
+            addresses: [`0x${'aa'.padStart(40, '0')}`],
+            includeChains: ['43114'],
+          },
+        ],
+      },
+    },
+  };
+  // workspace() wrote an empty config: write the real one, which names the workspace's directory.
+  writeFileSync(ws.configPath, JSON.stringify(config));
+  return ws;
+}
+
+const partFiles = (dir: string): string[] =>
+  existsSync(dir)
+    ? readdirSync(dir, { recursive: true })
+        .map(String)
+        .filter((f) => f.endsWith('.part'))
+    : [];
+
+async function killWhen(ws: Workspace, ready: () => boolean): Promise<void> {
+  const { child, done } = spawnCli(['run', 'exports'], cliEnv(sim!, ws));
+  const started = Date.now();
+  while (child.exitCode === null && !ready()) {
+    if (Date.now() - started > 60_000) throw new Error('the moment to kill never came');
+    await sleep(5);
+  }
+  child.kill('SIGKILL');
+  await done;
+}
+
+async function completeAndCheck(ws: Workspace, operationId: string): Promise<void> {
+  const r = await runCli(['run', 'exports'], cliEnv(sim!, ws));
+  expect(r.code, r.stderr).toBe(0);
+  expect(query(ws.dbPath, 'SELECT operation_id FROM export_operations')).toEqual([
+    { operation_id: operationId },
+  ]);
+  expect(sim!.requests.filter((q) => q.endpoint === 'createExport')).toHaveLength(1);
+  const [file] = query<{ path: string; sha256: string; size_bytes: number; rows_loaded: number }>(
+    ws.dbPath,
+    'SELECT path, sha256, size_bytes, rows_loaded FROM export_files',
+  );
+  const bytes = readFileSync(file!.path);
+  expect(file!.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+  expect(file!.size_bytes).toBe(bytes.length);
+  const rows = (parse(bytes, { columns: true }) as unknown[]).length;
+  expect(file!.rows_loaded).toBe(rows);
+  expect(countRows(ws.dbPath, 'exported_transactions')).toBe(rows);
+  expect(partFiles(join(ws.dir, 'exports'))).toEqual([]);
+}
+
+describe('kill -9 of `run exports`', { timeout: 180_000 }, () => {
+  it('while the operation is RUNNING: the same operation is polled after the restart', async () => {
+    sim = await startFaultSimulator({ clock: undefined, exports: { runningMs: 3_000, rowsPerDay: 200 } });
+    const ws = setup();
+    await killWhen(ws, () => sim!.requests.some((r) => r.endpoint === 'getOperation'));
+    const [op] = query<{ operation_id: string; status: string }>(
+      ws.dbPath,
+      'SELECT operation_id, status FROM export_operations',
+    );
+    expect(op!.status).toBe('RUNNING');
+    await completeAndCheck(ws, op!.operation_id);
+  });
+
+  it('during the download: the file is downloaded again from the start, complete once', async () => {
+    // Big enough (~100 MB) that the download outlasts the few milliseconds the kill takes.
+    sim = await startFaultSimulator({ clock: undefined, exports: { runningMs: 0, rowsPerDay: 500_000 } });
+    const ws = setup();
+    await killWhen(ws, () => partFiles(join(ws.dir, 'exports')).length > 0);
+    expect(countRows(ws.dbPath, 'export_files')).toBe(0);
+    const [op] = query<{ operation_id: string }>(ws.dbPath, 'SELECT operation_id FROM export_operations');
+    await completeAndCheck(ws, op!.operation_id);
+  });
+
+  it('during the CSV load: the rows are loaded once, the file is not downloaded again', async () => {
+    sim = await startFaultSimulator({ clock: undefined, exports: { runningMs: 0, rowsPerDay: 150_000 } });
+    const ws = setup();
+    await killWhen(ws, () => countRows(ws.dbPath, 'exported_transactions') > 0);
+    const [file] = query<{ loaded_at: string | null }>(ws.dbPath, 'SELECT loaded_at FROM export_files');
+    expect(file?.loaded_at ?? null).toBeNull();
+    const downloads = sim.requests.filter((r) => r.endpoint === 'download').length;
+    const [op] = query<{ operation_id: string }>(ws.dbPath, 'SELECT operation_id FROM export_operations');
+    await completeAndCheck(ws, op!.operation_id);
+    expect(sim.requests.filter((r) => r.endpoint === 'download')).toHaveLength(downloads);
+  });
+});
