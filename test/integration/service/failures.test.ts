@@ -49,7 +49,7 @@ describe('a failed run fails its BullMQ job', () => {
     expect(jobRuns(svc)[0]).toMatchObject({ status: 'failed', rows_written: 200 });
   });
 
-  it('job data in Redis holds no secret', async () => {
+  it('job data in Redis and the metrics hold no secret', async () => {
     const key = 'secret-api-key-0123456789abcdef';
     h = await serviceHarness();
     const svc = await h.start(
@@ -59,6 +59,9 @@ describe('a failed run fails its BullMQ job', () => {
       ),
     );
     await waitFor(() => jobRuns(svc).some((r) => r.status === 'succeeded'), 10_000, 'a run');
+    const scrape = await (await fetch(`${svc.url}/metrics`)).text();
+    expect(scrape).toContain('glacier_job_runs_total');
+    expect(scrape).not.toContain(key);
     const redis = new Redis('redis://127.0.0.1:6379');
     try {
       const keys = await redis.keys(`${h.prefix}:*`);
