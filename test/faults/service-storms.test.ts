@@ -52,7 +52,7 @@ describe('storms on the service', () => {
 
     const requests = h.sim.requests;
     const limited = requests.filter((r) => r.status === 429);
-    expect(limited.length).toBeGreaterThan(2);
+    expect(limited.length).toBeGreaterThan(0);
     for (const l of limited) {
       // Requests that arrived within 100 ms of the 429 were already on their way when it was sent.
       const early = requests.filter((r) => r.at > l.at + 100 && r.at < l.at + 1_000);
