@@ -39,7 +39,6 @@ export { QUEUE_STATES } from './collectors/service.js';
 export { type HttpServer, type ReadyReport, startHttpServer } from './server.js';
 export type { BudgetReading, Exposition, QueueCounts, Readiness };
 
-
 export interface Metrics {
   readonly registry: Registry;
   /** Wire to the client's `onAttempt`: requests by endpoint and code, retries, 429s, CU, durations. */
