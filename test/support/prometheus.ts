@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { freePort } from './redis-server.js';
 import { tempDir } from './tmp.js';
 
 /** Whether a binary is on PATH. */
@@ -26,16 +26,7 @@ export function promtool(args: string[], input?: string): { code: number | null;
   return { code: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}` };
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface PrometheusHandle {
   url: string;
