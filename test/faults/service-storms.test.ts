@@ -73,8 +73,8 @@ describe('storms on the service', () => {
         faults: {
           endpoints: {
             rewards: { errorRate: 0.1, resetRate: 0.1 },
-            // The first supply run meets three 503s in a row: more than its two attempts.
-            supply: { plan: [{ status: 503 }, { status: 503 }, { status: 503 }] },
+            // The first supply run meets five 503s in a row: as many as its attempts (the default 5).
+            supply: { plan: Array.from({ length: 5 }, () => ({ status: 503 })) },
           },
         },
       },
@@ -84,7 +84,6 @@ describe('storms on the service', () => {
         rewards: { schedule: '0 0 1 1 *', runOnStart: true, addresses, pageSize: 20, maxPages: 1000 },
         supply: { schedule: '0 0 1 1 *', runOnStart: true },
       },
-      client: { maxAttempts: 2 },
       service: { concurrency: 2 },
     });
     const svc = await h.start(config);
