@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoAddress } from '../../src/demo-config.js';
+import type { Service } from '../../src/service.js';
 import { endpoints } from '../../src/upstream/endpoints.js';
 import { jobRuns, type ServiceHarness, serviceHarness, waitFor } from '../support/service.js';
 import { FULL } from './support.js';
@@ -17,6 +18,13 @@ afterEach(async () => {
 
 const addresses = Array.from({ length: FULL ? 6 : 2 }, (_, i) => demoAddress(`storm-${i}`));
 const KEY = 'storm-test-key-0123456789';
+
+/** The rewards stored are exactly the simulator's rewards of the addresses. */
+function expectEveryReward(h: ServiceHarness, svc: Service): void {
+  const truth = h.sim.truth.rewards('mainnet', { addresses });
+  const stored = svc.app.store.sqlite.prepare('SELECT utxo_id FROM rewards').all() as { utxo_id: string }[];
+  expect(new Set(stored.map((r) => r.utxo_id))).toEqual(new Set(truth.map((r) => r.utxoId)));
+}
 
 describe('storms on the service', () => {
   it('429 storm (30 % of answers): every row collected, no request before its retry-after, within the budget', async () => {
@@ -46,9 +54,7 @@ describe('storms on the service', () => {
       'rewards',
     );
 
-    const truth = h.sim.truth.rewards('mainnet', { addresses });
-    const stored = svc.app.store.sqlite.prepare('SELECT utxo_id FROM rewards').all() as { utxo_id: string }[];
-    expect(new Set(stored.map((r) => r.utxo_id))).toEqual(new Set(truth.map((r) => r.utxoId)));
+    expectEveryReward(h, svc);
 
     const requests = h.sim.requests;
     const limited = requests.filter((r) => r.status === 429);
@@ -92,9 +98,7 @@ describe('storms on the service', () => {
       120_000,
       'rewards',
     );
-    const truth = h.sim.truth.rewards('mainnet', { addresses });
-    const stored = svc.app.store.sqlite.prepare('SELECT utxo_id FROM rewards').all() as { utxo_id: string }[];
-    expect(new Set(stored.map((r) => r.utxo_id))).toEqual(new Set(truth.map((r) => r.utxoId)));
+    expectEveryReward(h, svc);
 
     // Supply: the first run fails after its two attempts, saying why; the queue's retry succeeds.
     await waitFor(

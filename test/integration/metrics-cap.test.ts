@@ -1,11 +1,10 @@
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config/index.js';
 import { demoAddress, demoNodeId } from '../../src/demo-config.js';
-import { createLogger } from '../../src/logger.js';
 import { createMetrics, DEFAULT_SERIES_CAP } from '../../src/metrics/index.js';
 import { parseExposition, samples } from '../support/exposition.js';
+import { captureLog } from '../support/log.js';
 import { testStore } from '../support/store.js';
 
 const cleanups: (() => void)[] = [];
@@ -38,17 +37,7 @@ describe('metrics cardinality cap', () => {
         price.run(`u${i}`);
       });
     });
-    let logText = '';
-    const log = createLogger({
-      level: 'info',
-      pretty: false,
-      destination: new Writable({
-        write(chunk: Buffer, _enc, done) {
-          logText += chunk.toString();
-          done();
-        },
-      }),
-    });
+    const { log, text: logText } = captureLog('info');
     const metrics = createMetrics({ store: db.store, config, log, clock: createManualClock(0) });
     for (let scrape = 0; scrape < 2; scrape++) {
       const families = parseExposition((await metrics.expose()).body);
@@ -70,7 +59,9 @@ describe('metrics cardinality cap', () => {
         samples(families, 'glacier_rewards_received_value', { subject: 'other', kind: 'address' })[0]!.value,
       ).toBe(2 * other.value);
     }
-    const lines = logText.split('\n').filter((l) => l.includes('cap of 500 series'));
+    const lines = logText()
+      .split('\n')
+      .filter((l) => l.includes('cap of 500 series'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('glacier_rewards_received_avax: more addresses and node ids than the cap');
   });

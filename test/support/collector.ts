@@ -1,14 +1,13 @@
-import { Writable } from 'node:stream';
 import { Agent } from 'undici';
 import type { ExportsPayload } from '../../jobs/exports.js';
 import { createManualClock, type ManualClock } from '../../src/clock.js';
 import type { ExportWindow } from '../../src/config/index.js';
 import { exportsJobSchema } from '../../src/config/schema.js';
-import { createLogger } from '../../src/logger.js';
 import type { RunJobDeps } from '../../src/runner.js';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import type { Store } from '../../src/store/index.js';
 import { type AttemptEvent, createDataApiClient } from '../../src/upstream/index.js';
+import { captureLog } from './log.js';
 import { testStore } from './store.js';
 
 /** 2025-06-15T12:34:56Z: a fixed "now" so that expected data can be computed. */
@@ -40,14 +39,7 @@ export async function startCollector(
   const clock = options.clock ?? createManualClock(T0);
   const sim = await startSimulator({ port: 0, seed: 7, clock, ...options.sim });
   const { store, path, cleanup } = testStore();
-  let logText = '';
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      logText += chunk.toString();
-      done();
-    },
-  });
-  const log = createLogger({ level: 'debug', pretty: false, destination: sink });
+  const { log, text: logs } = captureLog('debug');
   const delays: number[] = [];
   const dispatcher = new Agent({ keepAliveTimeout: 1_000 });
   const client = createDataApiClient({
@@ -69,7 +61,7 @@ export async function startCollector(
     dbPath: path,
     clock,
     deps: { client, store, log, clock, secrets: options.apiKey ? [options.apiKey] : [] },
-    logs: () => logText,
+    logs,
     delays,
     close: async () => {
       await dispatcher.destroy();

@@ -1,16 +1,15 @@
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { findJob } from '../../jobs/index.js';
 import { type Config, loadConfig } from '../../src/config/index.js';
 import { demoAddress, demoCb58, demoNodeId } from '../../src/demo-config.js';
 import type { JobArgs } from '../../src/job.js';
-import { createLogger } from '../../src/logger.js';
 import { createMetrics, type Metrics, type Readiness } from '../../src/metrics/index.js';
 import { type HttpServer, startHttpServer } from '../../src/metrics/server.js';
 import { type RunSummary, runJob } from '../../src/runner.js';
 import type { SimulatorOptions } from '../../src/simulator/index.js';
 import { type Collector, startCollector } from './collector.js';
 import { scrape } from './exposition.js';
+import { captureLog } from './log.js';
 import { tempDir } from './tmp.js';
 
 /** The simulator, a database, metrics wired as the service wires them, and their HTTP server. */
@@ -76,17 +75,7 @@ export async function rig(
     onAttempt: (e) => metrics?.observeAttempt(e),
   });
   closers.push(c.close);
-  let logText = '';
-  const log = createLogger({
-    level: 'info',
-    pretty: false,
-    destination: new Writable({
-      write(chunk: Buffer, _enc, done) {
-        logText += chunk.toString();
-        done();
-      },
-    }),
-  });
+  const { log, text: logText } = captureLog('info');
   metrics = createMetrics({
     store: c.store,
     config,
@@ -107,7 +96,7 @@ export async function rig(
     config,
     metrics: m,
     server,
-    logs: () => logText,
+    logs: logText,
     async run(job, options = {}) {
       const prepared = findJob(job)?.prepare(options.adjust?.(config) ?? config, options.args);
       if (!prepared) throw new Error(`${job} is not configured`);

@@ -1,24 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { type Config, loadConfig } from '../../src/config/index.js';
-import { createLogger, type Logger } from '../../src/logger.js';
 import { type Service, type ServiceOptions, startService } from '../../src/service.js';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
+import { captureLog } from './log.js';
 import { tempDir } from './tmp.js';
 
-/** A log sink whose lines a test can read back. */
-export function captureLog(level: 'debug' | 'info' = 'debug'): { log: Logger; text: () => string } {
-  let text = '';
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  return { log: createLogger({ level, pretty: false, destination: sink }), text: () => text };
-}
+export { captureLog };
 
 export interface ServiceHarness {
   sim: SimulatorHandle;
