@@ -125,34 +125,35 @@ export function costFigures(f: {
   bytesGoal?: Goal;
   note?: string;
 }): Figure[] {
-  return [
-    figure({
-      id: `${f.id}.wall`,
-      title: `${f.title}: wall time`,
+  const fields = [
+    { key: 'wall', what: 'wall time', unit: 'ms', read: (c: Cost) => c.wallMs, goal: f.goal, note: f.note },
+    {
+      key: 'cpu',
+      what: 'CPU time',
       unit: 'ms',
-      value: f.value.wallMs,
-      baseline: f.baseline.wallMs,
-      baselineLabel: f.baselineLabel,
-      goal: f.goal,
-      note: f.note,
-    }),
-    figure({
-      id: `${f.id}.cpu`,
-      title: `${f.title}: CPU time`,
-      unit: 'ms',
-      value: f.value.cpuMs,
-      baseline: f.baseline.cpuMs,
-      baselineLabel: f.baselineLabel,
+      read: (c: Cost) => c.cpuMs,
       goal: f.cpuGoal,
-    }),
-    figure({
-      id: `${f.id}.bytes`,
-      title: `${f.title}: bytes written`,
+      note: undefined,
+    },
+    {
+      key: 'bytes',
+      what: 'bytes written',
       unit: 'B',
-      value: f.value.bytesWritten,
-      baseline: f.baseline.bytesWritten,
-      baselineLabel: f.baselineLabel,
+      read: (c: Cost) => c.bytesWritten,
       goal: f.bytesGoal,
-    }),
+      note: undefined,
+    },
   ];
+  return fields.map((x) =>
+    figure({
+      id: `${f.id}.${x.key}`,
+      title: `${f.title}: ${x.what}`,
+      unit: x.unit,
+      value: x.read(f.value),
+      baseline: x.read(f.baseline),
+      baselineLabel: f.baselineLabel,
+      goal: x.goal,
+      note: x.note,
+    }),
+  );
 }

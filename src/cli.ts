@@ -7,14 +7,13 @@ import { Command, CommanderError, Option } from 'commander';
 import { registerReport } from './commands/report.js';
 import { registerStatus } from './commands/status.js';
 import type { Config } from './config/index.js';
+import { type Role, roles } from './queue/jobs.js';
+import { type TierName, tierNames } from './upstream/endpoints.js';
 import { packageVersion } from './version.js';
 
 /** Exit codes: 0 success, 1 a job or command failed, 2 invalid configuration or usage. */
 const EXIT_FAILURE = 1;
 const EXIT_CONFIG = 2;
-
-const roleNames = ['all', 'scheduler', 'worker'] as const;
-const tierChoices = ['none', 'Free', 'Base', 'Growth', 'Pro'] as const;
 
 async function load(opts: { config?: string }): Promise<Config> {
   const { loadConfig } = await import('./config/index.js');
@@ -52,10 +51,10 @@ export function buildProgram(): Command {
     )
     .addOption(
       new Option('--role <role>', 'run one role only, so several processes share one Redis')
-        .choices(roleNames)
+        .choices(roles)
         .default('all'),
     )
-    .action(async (opts: { role: (typeof roleNames)[number] }) => {
+    .action(async (opts: { role: Role }) => {
       const config = await load(program.opts());
       const { startService } = await import('./service.js');
       const service = await startService(config, { role: opts.role });
@@ -137,9 +136,9 @@ export function buildProgram(): Command {
   program
     .command('plan')
     .description('compute units per day that the configured schedules will cost, against a tier')
-    .addOption(new Option('--tier <tier>', 'rate-limit tier to compare with').choices(tierChoices))
+    .addOption(new Option('--tier <tier>', 'rate-limit tier to compare with').choices(tierNames))
     .option('--json', 'print the plan as JSON')
-    .action(async (opts: { tier?: (typeof tierChoices)[number]; json?: boolean }) => {
+    .action(async (opts: { tier?: TierName; json?: boolean }) => {
       const config = await load(program.opts());
       const { buildPlan, formatPlan } = await import('./plan.js');
       const plan = buildPlan(config, opts.tier);

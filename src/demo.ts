@@ -2,6 +2,7 @@ import { jobs } from '../jobs/index.js';
 import { createApp } from './app.js';
 import { type Config, loadConfig } from './config/index.js';
 import { demoFileConfig, demoServiceConfig } from './demo-config.js';
+import { createLogger } from './logger.js';
 import { connectRedis } from './queue/redis.js';
 import { runJob } from './runner.js';
 import { startService } from './service.js';
@@ -80,10 +81,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
 }
 
 async function redisAnswers(url: string): Promise<boolean> {
-  const silent = { warn: () => undefined, info: () => undefined } as unknown as Parameters<
-    typeof connectRedis
-  >[1];
-  const redis = connectRedis(url, silent, 'glacier-collector:demo-probe');
+  const redis = connectRedis(url, createLogger({ level: 'silent' }), 'glacier-collector:demo-probe');
   try {
     await redis.ping(1_000);
     return true;

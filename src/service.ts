@@ -15,7 +15,7 @@ import {
   startHttpServer,
 } from './metrics/index.js';
 import { createSharedBudget, type SharedBudget } from './queue/budget.js';
-import { QUEUE_NAME, type QueuedJobData } from './queue/jobs.js';
+import { QUEUE_NAME, type QueuedJobData, type Role } from './queue/jobs.js';
 import { checkEvictionPolicy, connectRedis, type RedisConnections } from './queue/redis.js';
 import { createScheduler, type Scheduler } from './queue/scheduler.js';
 import { type CollectorWorker, createCollectorWorker } from './queue/worker.js';
@@ -23,8 +23,7 @@ import type { RunSummary } from './runner.js';
 import { migrationsFolder } from './store/index.js';
 import type { AttemptEvent } from './upstream/index.js';
 
-export const roles = ['all', 'scheduler', 'worker'] as const;
-export type Role = (typeof roles)[number];
+export { type Role, roles } from './queue/jobs.js';
 
 export interface ServiceOptions {
   role?: Role;

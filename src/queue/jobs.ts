@@ -1,6 +1,10 @@
 import type { JobsOptions } from 'bullmq';
 import type { JobArgs } from '../job.js';
 
+/** What one `start` process runs: the scheduler, the workers, or both. */
+export const roles = ['all', 'scheduler', 'worker'] as const;
+export type Role = (typeof roles)[number];
+
 /** The one BullMQ queue every job runs on; `service.queuePrefix` separates collectors sharing a Redis. */
 export const QUEUE_NAME = 'collector';
 

@@ -6,20 +6,10 @@
  */
 import { memo } from './memo.js';
 import type { Store } from './open.js';
+import type { supplySnapshots } from './schema.js';
 
-export interface LatestSupply {
-  lastUpdated: string;
-  circulatingSupply: string;
-  totalSupply: string;
-  totalPBurned: string;
-  totalCBurned: string;
-  totalXBurned: string;
-  totalStaked: string;
-  totalLocked: string;
-  totalRewards: string;
-  genesisUnlock: string;
-  l1ValidatorFees: string;
-}
+/** The newest snapshot's values (the row without its fetch time). */
+export type LatestSupply = Omit<typeof supplySnapshots.$inferSelect, 'fetchedAt'>;
 
 /** The newest supply snapshot (by `last_updated`, the primary key: one index step). */
 export function readLatestSupply(store: Store): LatestSupply | undefined {
