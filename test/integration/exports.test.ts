@@ -133,7 +133,8 @@ describe('exports: run exports (in-process)', () => {
       const abort = new AbortController();
       const run = runExportsPass(
         c,
-        { ...evmExportPayload(dir), maxPollInterval: 10 },
+        // maxWait past the 60 s the clock is advanced by: the run must see COMPLETED, not its deadline.
+        { ...evmExportPayload(dir), maxPollInterval: 10, maxWait: 120_000 },
         { signal: abort.signal },
       );
       // Let it poll well past 11 times, then let the operation finish.
