@@ -33,23 +33,27 @@ RUN npm prune --omit=dev
 # ---- runtime ----------------------------------------------------------------------------------
 FROM node:22-bookworm-slim
 
+# No DATABASE_PATH: the default `./data/glacier.db` is already on the volume (/app/data points to
+# /data, below), and setting it here would make every `-e DATABASE_URL=postgres://…` a config error
+# (the two select different stores).
 ENV NODE_ENV=production \
-    DATABASE_PATH=/data/glacier.db \
     GLACIER_CONFIG=/config/glacier-collector.yaml
 
 WORKDIR /app
 
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# Migrations are applied at start-up and by `migrate`; they are looked up next to package.json.
+# Migrations are applied at start-up and by `migrate`; they are looked up next to package.json, in
+# drizzle/sqlite/ or drizzle/postgres/ by the store in use.
 COPY drizzle ./drizzle
 COPY package.json ./
 COPY spec ./spec
 COPY glacier-collector.example.yaml ./
 
-# /data holds the database and the exports; /config the mounted config file. /app/data points to
-# /data, so relative paths of a config file (the exports default `./data/exports`, the demo's
-# `./data/demo.db`) land on the volume instead of the read-only application directory.
+# /data holds the SQLite database and the exports; /config the mounted config file. /app/data
+# points to /data, so relative paths (the database default `./data/glacier.db`, the exports default
+# `./data/exports`, the demo's `./data/demo.db`) land on the volume instead of the read-only
+# application directory.
 RUN mkdir -p /data /config \
   && chown node:node /data \
   && ln -s /data /app/data

@@ -1,11 +1,43 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects, both run by `npm test`: `sqlite` runs every test on SQLite, `postgres` runs again the
+ * tests that touch a store, on PostgreSQL (127.0.0.1:5432, database `test`; each test gets a schema
+ * of its own, see test/support/store.ts). One of them alone: `vitest run --project postgres`.
+ */
+/** The tests that touch a store: the integration tests (but the simulator's and the HTTP client's own), the faults. */
+const storeTests = {
+  include: ['test/integration/**/*.test.ts', 'test/faults/**/*.test.ts', 'test/unit/metrics-docs.test.ts'],
+  exclude: [
+    'test/integration/simulator/**',
+    'test/integration/upstream/**',
+    'test/integration/exports-download.test.ts',
+    // The demo is SQLite by nature: one file, nothing to run.
+    'test/integration/service/demo.test.ts',
+  ],
+};
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Integration tests share one Redis and bind ports; forks keep native handles (better-sqlite3) isolated.
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: { name: 'sqlite', include: ['test/**/*.test.ts'], env: { STORE: 'sqlite' } },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: storeTests.include,
+          exclude: storeTests.exclude,
+          env: { STORE: 'postgres' },
+          globalSetup: ['test/support/postgres-setup.ts'],
+        },
+      },
+    ],
   },
 });

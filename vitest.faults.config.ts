@@ -2,14 +2,32 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * `npm run test:faults`: the full fault-injection suite (test/faults/), with every iteration the
- * issue asks for. `npm test` runs the same files with fewer iterations (see test/faults/support.ts).
+ * issue asks for, on both stores. `npm test` runs the same files with fewer iterations (see
+ * test/faults/support.ts).
  */
 export default defineConfig({
   test: {
-    include: ['test/faults/**/*.test.ts'],
-    env: { FAULT_SUITE: 'full' },
     testTimeout: 600_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'sqlite',
+          include: ['test/faults/**/*.test.ts'],
+          env: { FAULT_SUITE: 'full', STORE: 'sqlite' },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: ['test/faults/**/*.test.ts'],
+          env: { FAULT_SUITE: 'full', STORE: 'postgres' },
+          globalSetup: ['test/support/postgres-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -101,7 +101,7 @@ export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
       },
       mark: (r) => ({ ts: r.endTimestamp, id: r.utxoId }),
       reached: (r, mark) => r.endTimestamp < mark.ts - PRICE_SETTLE_SECONDS,
-      write: (items) => upsertRewards(ctx.store, payload.network, items, now()),
+      write: (tx, items) => upsertRewards(tx, payload.network, items, now()),
       countRows: ctx.countRows,
       maxPages: payload.maxPages,
       backfill: true,

@@ -12,7 +12,7 @@ export type SignaturesPayload = Pick<SignaturesJobConfig, 'network' | 'txHashes'
  * error fails the run.
  */
 export const signatures: JobHandler<SignaturesPayload> = async (payload, ctx) => {
-  const stored = findStoredSignatures(ctx.store, payload.network, payload.txHashes);
+  const stored = await findStoredSignatures(ctx.store, payload.network, payload.txHashes);
   for (const txHash of new Set(payload.txHashes)) {
     if (stored.has(txHash)) continue;
     try {
@@ -22,8 +22,8 @@ export const signatures: JobHandler<SignaturesPayload> = async (payload, ctx) =>
       );
       const fetchedAt = new Date(ctx.clock.now()).toISOString();
       ctx.countRows(
-        ctx.store.transaction(() =>
-          upsertSignature(ctx.store, payload.network, txHash, signedMessage, fetchedAt),
+        await ctx.store.transaction(async (tx) =>
+          upsertSignature(tx, payload.network, txHash, signedMessage, fetchedAt),
         ),
       );
     } catch (err) {

@@ -8,7 +8,7 @@ export type SupplyPayload = Record<string, never>;
 export const supply: JobHandler<SupplyPayload> = async (_payload, ctx) => {
   const answer = await ctx.client.getSupply({ signal: ctx.signal });
   const fetchedAt = new Date(ctx.clock.now()).toISOString();
-  ctx.countRows(ctx.store.transaction(() => insertSupplySnapshot(ctx.store, answer, fetchedAt)));
+  ctx.countRows(await ctx.store.transaction(async (tx) => insertSupplySnapshot(tx, answer, fetchedAt)));
 };
 
 export const supplyJob = defineJob({

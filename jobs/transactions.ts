@@ -33,7 +33,7 @@ export function transactionStream(
     // Same-second neighbours of the mark may sit on either side of it, so only the mark itself or
     // an older second ends the walk; the whole page is written either way (upserts are idempotent).
     reached: (tx, mark) => tx.blockTimestamp < mark.ts || txId(tx) === mark.id,
-    write: (items) => upsertTransactions(ctx.store, network, items, now()),
+    write: (tx, items) => upsertTransactions(tx, network, items, now()),
     countRows: ctx.countRows,
     maxPages: payload.maxPages,
     backfill: false,

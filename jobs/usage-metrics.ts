@@ -91,28 +91,24 @@ export const usageMetrics: JobHandler<UsageMetricsPayload> = async (payload, ctx
     for (const series of seriesOf(source)) {
       const nowSeconds = Math.floor(ctx.clock.now() / 1000);
       const scopeKey = `${series.source}/${source.timeInterval}/${series.scope}`;
-      const cursor = readCursor<UsageCursor>(ctx.store, 'usage-metrics', scopeKey);
+      const cursor = await readCursor<UsageCursor>(ctx.store, 'usage-metrics', scopeKey);
       const startTimestamp =
         cursor?.lastBucket ?? Math.max(0, nowSeconds - Math.floor(source.lookback / 1000));
       const answer = await series.fetch({ startTimestamp, endTimestamp: nowSeconds + DAY }, ctx);
       const fetchedAt = new Date(ctx.clock.now()).toISOString();
       let newest = cursor?.lastBucket ?? 0;
       for (const bucket of answer.metrics) newest = Math.max(newest, bucket.timestamp);
-      const written = ctx.store.transaction(() => {
-        const written = upsertUsageMetrics(
-          ctx.store,
+      const written = await ctx.store.transaction(async (tx) => {
+        const written = await upsertUsageMetrics(
+          tx,
           { source: series.source, scope: series.scope, timeInterval: source.timeInterval },
           answer,
           fetchedAt,
         );
-        if (newest > 0)
-          writeCursor(
-            ctx.store,
-            'usage-metrics',
-            scopeKey,
-            { lastBucket: newest } satisfies UsageCursor,
-            fetchedAt,
-          );
+        if (newest > 0) {
+          const next: UsageCursor = { lastBucket: newest };
+          await writeCursor(tx, 'usage-metrics', scopeKey, next, fetchedAt);
+        }
         return written;
       });
       ctx.countRows(written);

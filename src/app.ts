@@ -1,8 +1,8 @@
 import { type Clock, systemClock } from './clock.js';
-import type { Config } from './config/index.js';
+import { type Config, databaseLocation, databaseSetting } from './config/index.js';
 import { createLogger, type Logger } from './logger.js';
 import type { RunJobDeps } from './runner.js';
-import { DatabaseOpenError, openStore, type Store } from './store/index.js';
+import { DatabaseOpenError, type OpenStoreOptions, openStore, type Store } from './store/index.js';
 import {
   type AttemptEvent,
   type ComputeUnitBudget,
@@ -30,10 +30,13 @@ export interface AppOverrides {
 }
 
 /** The one place that builds the real instances: database (migrated), HTTP client, logger. */
-export function createApp(config: Config, overrides: AppOverrides = {}): App {
+export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
   const log = overrides.log ?? createLogger({ level: config.logLevel });
   const clock = overrides.clock ?? systemClock;
-  const store = openConfiguredStore(config);
+  const store = await openConfiguredStore(config, {
+    // A pooled PostgreSQL connection the server dropped while idle: the pool replaces it.
+    onIdleError: (err) => log.warn({ err: err.message }, 'an idle database connection failed'),
+  });
   const client = createDataApiClient({
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
@@ -55,7 +58,8 @@ export function createApp(config: Config, overrides: AppOverrides = {}): App {
     store,
     log,
     clock,
-    secrets: config.apiKey ? [config.apiKey] : [],
+    // The API key, and the database password (a connection error may quote the URL it was given).
+    secrets: [config.apiKey, databasePassword(config)].filter((s): s is string => Boolean(s)),
     close() {
       closing ??= client.close().finally(() => store.close());
       return closing;
@@ -63,12 +67,30 @@ export function createApp(config: Config, overrides: AppOverrides = {}): App {
   };
 }
 
-/** The database of `DATABASE_PATH`, migrated; an error names the setting and its value. */
-export function openConfiguredStore(config: Pick<Config, 'databasePath'>): Store {
+/**
+ * The database of `DATABASE_URL` or `DATABASE_PATH`, migrated (unless `migrate: false`); an error
+ * names the setting and its value (the URL's password masked).
+ */
+export async function openConfiguredStore(
+  config: Pick<Config, 'database'>,
+  options: OpenStoreOptions = {},
+): Promise<Store> {
+  const db = config.database;
   try {
-    return openStore(config.databasePath);
+    return await openStore(databaseLocation(config), {
+      ...(db.kind === 'postgres' && { poolSize: db.poolSize }),
+      ...options,
+    });
   } catch (err) {
     if (!(err instanceof DatabaseOpenError)) throw err;
-    throw new DatabaseOpenError(config.databasePath, err.cause, 'DATABASE_PATH');
+    // Its path is the printable location already: the SQLite path, or the masked URL.
+    throw new DatabaseOpenError(err.path, err.cause, databaseSetting(config));
   }
+}
+
+/** The password of DATABASE_URL, if any (decoded, as a driver would quote it). */
+function databasePassword(config: Pick<Config, 'database'>): string | undefined {
+  if (config.database.kind !== 'postgres') return undefined;
+  const password = URL.canParse(config.database.url) ? new URL(config.database.url).password : '';
+  return password ? decodeURIComponent(password) : undefined;
 }

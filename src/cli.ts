@@ -4,6 +4,7 @@
  * it runs, so `--help` and `config check` start fast (a benchmark figure).
  */
 import { Command, CommanderError, Option } from 'commander';
+import type { App } from './app.js';
 import { registerReport } from './commands/report.js';
 import { registerStatus } from './commands/status.js';
 import type { Config } from './config/index.js';
@@ -35,7 +36,7 @@ function untilSignal(onSecond: () => void): Promise<NodeJS.Signals> {
 export function buildProgram(): Command {
   const program = new Command()
     .name('glacier-collector')
-    .description('Collects Avalanche Data API (Glacier) data into SQLite on cron schedules.')
+    .description('Collects Avalanche Data API (Glacier) data into SQLite or PostgreSQL on cron schedules.')
     .version(packageVersion())
     .showHelpAfterError()
     .exitOverride()
@@ -96,11 +97,12 @@ export function buildProgram(): Command {
         import('./progress.js'),
       ]);
       const terminal = createTerminalProgress({ level: config.logLevel });
-      const app = createApp(config, { log: terminal.log });
       const abort = new AbortController();
       const onSignal = () => abort.abort(new Error('interrupted'));
       process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+      let app: App | undefined;
       try {
+        app = await createApp(config, { log: terminal.log });
         const summary = await runJob(name, (_: undefined, ctx) => prepared.run(ctx), undefined, app, {
           signal: abort.signal,
           progress: terminal.progress,
@@ -109,7 +111,7 @@ export function buildProgram(): Command {
       } finally {
         terminal.stop();
         process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
-        await app.close();
+        await app?.close();
       }
     });
 
@@ -118,9 +120,26 @@ export function buildProgram(): Command {
     .description('create or upgrade the database schema, then exit')
     .action(async () => {
       const config = await load(program.opts());
-      const { openConfiguredStore } = await import('./app.js');
-      openConfiguredStore(config).close();
-      console.log(`database ${config.databasePath} is up to date`);
+      const [{ openConfiguredStore }, { printableDatabaseLocation }] = await Promise.all([
+        import('./app.js'),
+        import('./config/index.js'),
+      ]);
+      const store = await openConfiguredStore(config);
+      await store.close();
+      console.log(`database ${printableDatabaseLocation(config)} is up to date`);
+    });
+
+  program
+    .command('migrate-store')
+    .description(
+      'copy every table of one store into another (a SQLite file into PostgreSQL, or back); safe to run again',
+    )
+    .requiredOption('--from <store>', 'source: a SQLite path or a postgres:// URL')
+    .requiredOption('--to <store>', 'target: a SQLite path or a postgres:// URL (migrated first)')
+    .option('--batch-size <rows>', 'rows per batch and per target transaction, 1 to 100000 (default: 1000)')
+    .action(async (flags: { from: string; to: string; batchSize?: string }) => {
+      const { migrateStore } = await import('./commands/migrate-store.js');
+      await migrateStore(flags);
     });
 
   const configCommand = program.command('config').description('configuration tools');

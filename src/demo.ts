@@ -1,6 +1,6 @@
 import { jobs } from '../jobs/index.js';
 import { createApp } from './app.js';
-import { type Config, loadConfig } from './config/index.js';
+import { type Config, databaseLocation, loadConfig } from './config/index.js';
 import { demoFileConfig, demoServiceConfig } from './demo-config.js';
 import { createLogger } from './logger.js';
 import { connectRedis } from './queue/redis.js';
@@ -99,6 +99,7 @@ async function runServiceDemo(
   print: (line: string) => void,
 ): Promise<void> {
   const service = await startService(config);
+  const path = databaseLocation(config);
   const durationMs = options.durationMs ?? 60_000;
   try {
     print(
@@ -106,9 +107,9 @@ async function runServiceDemo(
         '',
         `The collector runs against the simulator at ${sim.url}, on schedules of seconds.`,
         `  metrics:  ${service.url}/metrics   (health: ${service.url}/healthz, ${service.url}/readyz)`,
-        `  database: ${config.databasePath}   (sqlite3 ${config.databasePath})`,
+        `  database: ${path}   (sqlite3 ${path})`,
         `It stops by itself after ${Math.round(durationMs / 1000)} s, or on Ctrl-C. Try meanwhile:`,
-        `  sqlite3 ${config.databasePath} "SELECT job, status, rows_written FROM job_runs ORDER BY id DESC LIMIT 10"`,
+        `  sqlite3 ${path} "SELECT job, status, rows_written FROM job_runs ORDER BY id DESC LIMIT 10"`,
         '',
       ].join('\n'),
     );
@@ -123,14 +124,14 @@ async function runServiceDemo(
         { once: true },
       );
     });
-    printQueries(service.app.store, print);
+    await printQueries(service.app.store, print);
   } finally {
     await service.close();
   }
 }
 
 async function runOneShotDemo(config: Config, print: (line: string) => void): Promise<void> {
-  const app = createApp(config);
+  const app = await createApp(config);
   try {
     for (const round of [1, 2]) {
       for (const job of jobs) {
@@ -142,16 +143,17 @@ async function runOneShotDemo(config: Config, print: (line: string) => void): Pr
         if (summary.status === 'failed') process.exitCode = 1;
       }
     }
-    printQueries(app.store, print);
+    await printQueries(app.store, print);
   } finally {
     await app.close();
   }
 }
 
-function printQueries(store: Store, print: (line: string) => void): void {
+/** The demo's database is always SQLite (its own file, whatever DATABASE_URL says): these are SQLite's SQL. */
+async function printQueries(store: Store, print: (line: string) => void): Promise<void> {
   for (const q of queries) {
     print(`\n${q.title}\n  ${q.sql.replace(/\s+/g, ' ')}`);
-    console.table(store.sqlite.prepare(q.sql).all());
+    console.table(await store.all(q.sql));
   }
-  print(`\nThe database is ${store.path}: open it with any SQLite client (sqlite3 ${store.path}).`);
+  print(`\nThe database is ${store.location}: open it with any SQLite client (sqlite3 ${store.location}).`);
 }

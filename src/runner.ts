@@ -68,7 +68,8 @@ export type JobHandler<P> = (payload: P, ctx: JobContext) => Promise<JobResult |
 export interface RunSummary {
   job: string;
   scope: string;
-  runId: number;
+  /** Its `job_runs` row; undefined when the run could not even be recorded (the database is down). */
+  runId: number | undefined;
   status: 'succeeded' | 'failed';
   rowsWritten: number;
   requests: number;
@@ -88,6 +89,8 @@ export interface RunJobDeps extends Omit<JobContext, 'signal' | 'countRows' | 'p
 /**
  * Runs one job once: a `job_runs` row before and after, requests and compute units counted by a
  * meter of its own, and one log line with the outcome. Never throws; the summary says how it went.
+ * A database that cannot record the run (it went away) fails the run, as the handler's own error
+ * would: the queue retries it.
  */
 export async function runJob<P>(
   job: string,
@@ -98,31 +101,58 @@ export async function runJob<P>(
 ): Promise<RunSummary> {
   const scope = options.scope ?? 'all';
   const started = deps.clock.now();
-  const runId = startJobRun(deps.store, job, scope, new Date(started).toISOString());
   const meter = createMeter();
-  const signal = options.signal ?? new AbortController().signal;
-  const log = deps.log.child({ job, scope, runId });
+  let log = deps.log.child({ job, scope });
+  let runId: number | undefined;
   let rowsWritten = 0;
-  const ctx: JobContext = {
-    ...deps,
-    log,
-    signal,
-    client: deps.client.scoped({ meter, signal }),
-    countRows: (n) => {
-      rowsWritten += n;
-    },
-    progress: options.progress ?? silentProgress,
-  };
   let continuations: Continuation[] = [];
   let error: Error | undefined;
   try {
-    continuations = (await handler(payload, ctx))?.continuations ?? [];
+    runId = await startJobRun(deps.store, job, scope, new Date(started).toISOString());
   } catch (err) {
-    error = err instanceof Error ? err : new Error(String(err));
+    // Without its row the handler does not run: nothing it wrote could be told apart.
+    error = new Error('could not record the start of the run in job_runs', { cause: err });
+  }
+  if (runId !== undefined) {
+    log = log.child({ runId });
+    const signal = options.signal ?? new AbortController().signal;
+    const ctx: JobContext = {
+      ...deps,
+      log,
+      signal,
+      client: deps.client.scoped({ meter, signal }),
+      countRows: (n) => {
+        rowsWritten += n;
+      },
+      progress: options.progress ?? silentProgress,
+    };
+    try {
+      continuations = (await handler(payload, ctx))?.continuations ?? [];
+    } catch (err) {
+      error = asError(err);
+    }
   }
   const usage = meter.snapshot();
   const finished = deps.clock.now();
-  const message = error ? scrub(describeError(error), deps.secrets ?? []) : undefined;
+  const describe = (e: Error) => scrub(describeError(e), deps.secrets ?? []);
+  if (runId !== undefined) {
+    try {
+      await finishJobRun(deps.store, runId, {
+        status: error ? 'failed' : 'succeeded',
+        finishedAt: new Date(finished).toISOString(),
+        rowsWritten,
+        requests: usage.requests,
+        computeUnits: usage.computeUnits,
+        error: error ? describe(error) : undefined,
+      });
+    } catch (err) {
+      // The row stays `running`; the run fails whatever the handler did (what it committed stays).
+      const recordError = new Error('could not record the end of the run in job_runs', { cause: err });
+      if (error) log.error({ err: describe(recordError) }, recordError.message);
+      error ??= recordError;
+    }
+  }
+  const message = error ? describe(error) : undefined;
   const summary: RunSummary = {
     job,
     scope,
@@ -141,14 +171,6 @@ export async function runJob<P>(
         ? (error.options.continuations ?? [])
         : [],
   };
-  finishJobRun(deps.store, runId, {
-    status: summary.status,
-    finishedAt: new Date(finished).toISOString(),
-    rowsWritten,
-    requests: usage.requests,
-    computeUnits: usage.computeUnits,
-    error: message,
-  });
   const line = {
     status: summary.status,
     rowsWritten,
@@ -159,6 +181,10 @@ export async function runJob<P>(
   if (error) log.error({ ...line, err: message }, 'job run failed');
   else log.info(line, 'job run');
   return summary;
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
 }
 
 /** The error's message with its causes: "[GET] /v1/transactions: 503 …: caused by …". */

@@ -1,10 +1,8 @@
-import { accessSync, constants, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { Queue } from 'bullmq';
 import { jobs } from '../jobs/index.js';
 import { type App, createApp } from './app.js';
 import { type Clock, systemClock } from './clock.js';
-import type { Config } from './config/index.js';
+import { type Config, printableDatabaseLocation } from './config/index.js';
 import { createLogger, type Logger } from './logger.js';
 import {
   createMetrics,
@@ -20,7 +18,7 @@ import { checkEvictionPolicy, connectRedis, type RedisConnections } from './queu
 import { createScheduler, type Scheduler } from './queue/scheduler.js';
 import { type CollectorWorker, createCollectorWorker } from './queue/worker.js';
 import type { RunSummary } from './runner.js';
-import { migrationsFolder } from './store/index.js';
+import { checkWritable, readMigrationState } from './store/index.js';
 import type { AttemptEvent } from './upstream/index.js';
 
 export { type Role, roles } from './queue/jobs.js';
@@ -110,7 +108,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       : undefined;
     // The metrics see every upstream attempt; they are created once the database is migrated.
     let metrics: Metrics | undefined;
-    const theApp = createApp(config, {
+    const theApp = await createApp(config, {
       log,
       clock,
       ...(budget && { budget }),
@@ -127,7 +125,6 @@ export async function startService(config: Config, options: ServiceOptions = {})
     theQueue.on('error', () => undefined); // the connection reports outages, once each
     queue = theQueue;
 
-    const expectedMigrations = migrationCount();
     const readiness = async (): Promise<ReadyReport> => {
       const checks: ReadyReport['checks'] = {};
       const check = async (name: string, fn: () => Promise<void> | void) => {
@@ -138,15 +135,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
           checks[name] = { ok: false, error: (err as Error).message };
         }
       };
-      await check('database', () => checkDatabaseWritable(theApp.store.path));
-      await check('migrations', () => {
-        const row = theApp.store.sqlite.prepare('SELECT COUNT(*) AS n FROM __drizzle_migrations').get() as {
-          n: number;
-        };
-        if (row.n < expectedMigrations) {
-          throw new Error(
-            `${row.n} of ${expectedMigrations} migrations applied; run \`glacier-collector migrate\``,
-          );
+      await check('database', () => checkWritable(theApp.store));
+      await check('migrations', async () => {
+        const { applied, expected } = await readMigrationState(theApp.store);
+        if (applied < expected) {
+          throw new Error(`${applied} of ${expected} migrations applied; run \`glacier-collector migrate\``);
         }
       });
       await check('redis', () => conns.ping());
@@ -198,7 +191,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       {
         url: theServer.url,
         redis: conns.where,
-        database: config.databasePath,
+        database: printableDatabaseLocation(config),
         concurrency: runsJobs ? config.service.concurrency : 0,
       },
       `glacier-collector started (role ${role})`,
@@ -226,17 +219,4 @@ export async function startService(config: Config, options: ServiceOptions = {})
     await shutdown();
     throw err;
   }
-}
-
-function migrationCount(): number {
-  const journal = JSON.parse(readFileSync(join(migrationsFolder(), 'meta', '_journal.json'), 'utf8')) as {
-    entries: unknown[];
-  };
-  return journal.entries.length;
-}
-
-/** The database file (and its folder, for the WAL and journal files) can be written by this process. */
-function checkDatabaseWritable(path: string): void {
-  accessSync(path, constants.R_OK | constants.W_OK);
-  accessSync(dirname(path), constants.W_OK);
 }

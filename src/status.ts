@@ -1,5 +1,5 @@
 import { jobs as allJobs } from '../jobs/index.js';
-import type { Config } from './config/index.js';
+import { type Config, printableDatabaseLocation } from './config/index.js';
 import { readCron } from './schedule.js';
 import {
   countRowsPerTable,
@@ -14,12 +14,19 @@ import { formatTable } from './text-table.js';
 /**
  * `glacier-collector status`: what an operator checks first. Everything comes from the database
  * (job_runs, export_operations, row counts) and the config (schedules, budget), so it answers the
- * same whether the service runs or not, and from any machine that can read the database file.
+ * same whether the service runs or not, and from any machine that can read the database.
  */
 export interface Status {
   /** When the status was taken, ISO-8601 UTC. */
   now: string;
-  database: { path: string; exists: boolean; tables: { table: string; rows: number }[] };
+  database: {
+    kind: 'sqlite' | 'postgres';
+    /** The SQLite path, or the PostgreSQL URL with its password masked. */
+    location: string;
+    /** False before the first run: no SQLite file, or no collector tables in PostgreSQL yet. */
+    exists: boolean;
+    tables: { table: string; rows: number }[];
+  };
   jobs: JobStatus[];
   computeUnits: {
     /** The UTC day counted, YYYY-MM-DD. */
@@ -61,9 +68,19 @@ export interface JobStatus {
   nextRunAt: string | null;
 }
 
-export function collectStatus(config: Config, store: Store | undefined, now: Date): Status {
-  const latest = new Map((store ? listLatestJobRuns(store) : []).map((r) => [r.job, r]));
-  const successes = new Map((store ? listLastSuccesses(store) : []).map((r) => [r.job, r.finishedAt]));
+export async function collectStatus(config: Config, store: Store | undefined, now: Date): Promise<Status> {
+  const day = now.toISOString().slice(0, 10);
+  const [latestRuns, lastSuccesses, spent, tables, unfinished] = store
+    ? await Promise.all([
+        listLatestJobRuns(store),
+        listLastSuccesses(store),
+        sumComputeUnitsSince(store, `${day}T00:00:00.000Z`),
+        countRowsPerTable(store),
+        listUnfinishedExports(store),
+      ])
+    : [[], [], 0, [], []];
+  const latest = new Map(latestRuns.map((r) => [r.job, r]));
+  const successes = new Map(lastSuccesses.map((r) => [r.job, r.finishedAt]));
   const jobs: JobStatus[] = [];
   for (const { name: job, scheduled, schedule } of allJobs) {
     const section = scheduled ? schedule(config) : undefined;
@@ -90,14 +107,13 @@ export function collectStatus(config: Config, store: Store | undefined, now: Dat
         : null,
     });
   }
-  const day = now.toISOString().slice(0, 10);
-  const spent = store ? sumComputeUnitsSince(store, `${day}T00:00:00.000Z`) : 0;
   return {
     now: now.toISOString(),
     database: {
-      path: config.databasePath,
+      kind: config.database.kind,
+      location: printableDatabaseLocation(config),
       exists: store !== undefined,
-      tables: store ? countRowsPerTable(store) : [],
+      tables,
     },
     jobs,
     computeUnits: {
@@ -108,7 +124,7 @@ export function collectStatus(config: Config, store: Store | undefined, now: Dat
       share: spent / config.budget.computeUnitsPerDay,
     },
     // Operations the API is still producing (and the collector still polls).
-    exportsInFlight: (store ? listUnfinishedExports(store) : [])
+    exportsInFlight: unfinished
       .filter((op) => op.status === 'RUNNING')
       .map((op) => ({
         operationId: op.operationId,
@@ -184,9 +200,10 @@ export function formatStatus(status: Status): string {
     }
   }
   out.push('');
-  if (!status.database.exists) out.push(`database ${status.database.path}: not created yet (no job has run)`);
+  const database = `${status.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} database ${status.database.location}`;
+  if (!status.database.exists) out.push(`${database}: not created yet (no job has run)`);
   else {
-    out.push(`database ${status.database.path}`);
+    out.push(database);
     out.push(
       formatTable(
         ['table', 'rows'],

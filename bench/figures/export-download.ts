@@ -15,6 +15,7 @@ import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type Database from 'better-sqlite3';
 import { parse } from 'csv-parse';
 import { downloadToFile } from '../../src/download.js';
 import { loadExportFile } from '../../src/exports/csv-load.js';
@@ -22,6 +23,7 @@ import { csvLine, evmColumns, exportRow } from '../../src/simulator/csv.js';
 import { exportedColumns, openStore } from '../../src/store/index.js';
 import { tempDir } from '../../test/support/tmp.js';
 import { type Cost, cost, type Figure, figure, median } from '../lib.js';
+import { rawSqlite } from '../support.js';
 
 const MiB = 1024 * 1024;
 const FILE_BYTES = 1024 * MiB;
@@ -196,17 +198,16 @@ async function measureLoad(dir: string, source: string, rows: number) {
     )
   ).wallMs;
 
-  const rawStore = openStore(join(dir, 'raw.db'));
-  const raw = await cost(() => rawLoad(rawStore.sqlite, source));
-  rawStore.close();
+  const rawStore = await openStore(join(dir, 'raw.db'));
+  const raw = await cost(() => rawLoad(rawSqlite(rawStore), source));
+  await rawStore.close();
   rmSync(join(dir, 'raw.db'), { force: true });
 
-  const store = openStore(join(dir, 'collector.db'));
-  store.sqlite
-    .prepare(
-      `INSERT INTO export_files (operation_id, path, size_bytes, sha256, downloaded_at) VALUES ('op', ?, 0, '', '')`,
-    )
-    .run(source);
+  const store = await openStore(join(dir, 'collector.db'));
+  await store.run(
+    `INSERT INTO export_files (operation_id, path, size_bytes, sha256, downloaded_at) VALUES ('op', ?, 0, '', '')`,
+    [source],
+  );
   let loaded = 0;
   const ours = await cost(async () => {
     loaded = (
@@ -217,13 +218,13 @@ async function measureLoad(dir: string, source: string, rows: number) {
       )
     ).added;
   });
-  store.close();
+  await store.close();
   if (loaded !== rows) throw new Error(`loaded ${loaded} rows of ${rows}`);
   return { ours, raw, parseMs };
 }
 
 /** The floor: the same parser, positional mapping without checks, a plain prepared INSERT. */
-async function rawLoad(sqlite: ReturnType<typeof openStore>['sqlite'], source: string): Promise<void> {
+async function rawLoad(sqlite: Database.Database, source: string): Promise<void> {
   const insert = sqlite.prepare(
     `INSERT INTO exported_transactions (${exportedColumns.map((c) => `"${snake(c)}"`).join(',')}) VALUES (${exportedColumns.map(() => '?').join(',')})`,
   );

@@ -28,6 +28,7 @@ import {
   collectorDeps,
   columnNames,
   rawPageWriter,
+  rawTransactionRow,
   removeDatabase,
   scratch,
 } from '../support.js';
@@ -37,44 +38,8 @@ const PAGE = 100;
 /** Pages per commit in the commit-batching measurement. */
 const COMMIT_BATCH = 10;
 
-/** In the schema's order, which the raw rows below follow. */
+/** In the schema's order, which `rawTransactionRow` follows. */
 const columns = columnNames(tables.transactions);
-
-function rawRow(tx: Transaction, seenAt: string): unknown[] {
-  return [
-    tx.chainId,
-    tx.txHash,
-    'mainnet',
-    tx.blockNumber,
-    tx.blockTimestamp,
-    tx.blockTimestampMilliseconds ?? null,
-    tx.blockMinDelayExcess ?? null,
-    tx.blockHash,
-    tx.blockIndex,
-    tx.txStatus,
-    tx.txType,
-    tx.gasLimit,
-    tx.gasUsed,
-    tx.gasPrice,
-    tx.nonce,
-    tx.value,
-    tx.from.address,
-    tx.from.name ?? null,
-    tx.from.symbol ?? null,
-    tx.from.decimals ?? null,
-    tx.from.logoUri ?? null,
-    tx.to.address,
-    tx.to.name ?? null,
-    tx.to.symbol ?? null,
-    tx.to.decimals ?? null,
-    tx.to.logoUri ?? null,
-    tx.method?.callType ?? null,
-    tx.method?.methodHash ?? null,
-    tx.method?.methodName ?? null,
-    seenAt,
-    seenAt,
-  ];
-}
 
 export async function run(): Promise<Figure[]> {
   const pages = Math.max(2, Math.round(scaled(200_000) / PAGE));
@@ -109,7 +74,7 @@ export async function run(): Promise<Figure[]> {
   /** The baseline; `pagesPerCommit` > 1 measures the commit-batching trade-off on the same writer. */
   const baseline = async (pagesPerCommit = 1): Promise<Cost & { rows: number }> => {
     const path = dirs.path(`baseline-${n++}.db`);
-    const store = openStore(path);
+    const store = await openStore(path);
     const writePage = rawPageWriter(store, 'transactions', columns);
     const seenAt = new Date().toISOString();
     let rows = 0;
@@ -117,7 +82,7 @@ export async function run(): Promise<Figure[]> {
     let inBatch = 0;
     const c = await cost(async () => {
       rows = await baselineWalk((items) => {
-        for (const tx of items) batch.push(rawRow(tx, seenAt));
+        for (const tx of items) batch.push(rawTransactionRow(tx, seenAt));
         if (++inBatch < pagesPerCommit) return;
         writePage(batch);
         batch = [];
@@ -125,7 +90,7 @@ export async function run(): Promise<Figure[]> {
       });
       if (batch.length) writePage(batch);
     });
-    store.close();
+    await store.close();
     removeDatabase(path);
     return { ...c, rows };
   };
@@ -133,7 +98,7 @@ export async function run(): Promise<Figure[]> {
   /** The real job (prefetching), or the same stream walked without prefetch. */
   const collector = async (prefetch = true): Promise<Cost & { rows: number; simCpuMs: number }> => {
     const path = dirs.path(`collector-${n++}.db`);
-    const deps = collectorDeps(sim.url, path);
+    const deps = await collectorDeps(sim.url, path);
     const handler: JobHandler<typeof payload> = prefetch
       ? transactions
       : async (p, ctx) => {

@@ -36,7 +36,7 @@ export async function run(): Promise<Figure[]> {
   let n = 0;
   const collect = async (prefetch: boolean): Promise<Cost> => {
     const path = dirs.path(`c-${n++}.db`);
-    const deps = collectorDeps(sim.url, path);
+    const deps = await collectorDeps(sim.url, path);
     const handler: JobHandler<typeof payload> = prefetch
       ? transactions
       : async (p, ctx) => {

@@ -27,6 +27,7 @@ import {
   collectorDeps,
   columnNames,
   rawPageWriter,
+  rawSqlite,
   removeDatabase,
   scratch,
 } from '../support.js';
@@ -77,15 +78,16 @@ export async function run(): Promise<Figure[]> {
 
   const baseline = async (): Promise<Cost & { counts: number[] }> => {
     const path = dirs.path(`baseline-${n++}.db`);
-    const store = openStore(path);
-    const insertReward = store.sqlite.prepare(
+    const store = await openStore(path);
+    const db = rawSqlite(store);
+    const insertReward = db.prepare(
       `INSERT OR IGNORE INTO rewards (${rewardColumns.join(',')}) VALUES (${rewardColumns.map(() => '?').join(',')})`,
     );
     const insertLink = rawPageWriter(store, 'reward_addresses', ['network', 'utxo_id', 'address']);
-    const insertPrice = store.sqlite.prepare(
+    const insertPrice = db.prepare(
       'INSERT OR IGNORE INTO reward_prices (network, utxo_id, currency, value, fetched_at) VALUES (?, ?, ?, ?, ?)',
     );
-    const writePage = store.sqlite.transaction((items: HistoricalReward[], seenAt: string) => {
+    const writePage = db.transaction((items: HistoricalReward[], seenAt: string) => {
       for (const r of items) {
         const p = r.reward.historicalPrice;
         insertReward.run([
@@ -118,20 +120,20 @@ export async function run(): Promise<Figure[]> {
     const c = await cost(async () => {
       counts = await baselineWalk((items) => writePage(items, seenAt));
     });
-    store.close();
+    await store.close();
     removeDatabase(path);
     return { ...c, counts };
   };
 
   const collector = async () => {
     const path = dirs.path(`collector-${n++}.db`);
-    const deps = collectorDeps(sim.url, path);
+    const deps = await collectorDeps(sim.url, path);
     let summary: Awaited<ReturnType<typeof runJob>> | undefined;
     const c = await cost(async () => {
       summary = await runJob('rewards', rewards, payload, deps);
     });
     if (summary?.status !== 'succeeded') throw summary?.error ?? new Error('rewards run failed');
-    const rows = (deps.store.sqlite.prepare('SELECT COUNT(*) AS n FROM rewards').get() as { n: number }).n;
+    const rows = (await deps.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM rewards'))!.n;
     await deps.close();
     removeDatabase(path);
     return { ...c, requests: summary.requests, computeUnits: summary.computeUnits, rows };

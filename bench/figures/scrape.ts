@@ -21,6 +21,7 @@ import { startHttpServer } from '../../src/metrics/server.js';
 import { openStore, rebuildTransactionSummaries, type Store } from '../../src/store/index.js';
 import { tempDir } from '../../test/support/tmp.js';
 import { cost, type Figure, figure, median, percentile } from '../lib.js';
+import { rawSqlite } from '../support.js';
 
 const TRANSACTIONS = 1_000_000;
 const REWARDS = 100_000;
@@ -51,25 +52,26 @@ const config = loadConfig({
 });
 
 /** Fills a database the size the figure is about. */
-export function fill(store: Store, transactions: number, rewards: number): void {
-  const tx = store.sqlite.prepare(
+export async function fill(store: Store, transactions: number, rewards: number): Promise<void> {
+  const db = rawSqlite(store);
+  const tx = db.prepare(
     `INSERT INTO transactions (chain_id, tx_hash, network, block_number, block_timestamp, block_hash, block_index,
       tx_status, tx_type, gas_limit, gas_used, gas_price, nonce, value, from_address, to_address, first_seen_at, last_seen_at)
      VALUES (?, ?, 'mainnet', ?, ?, '0xblock', 0, '1', 2, '21000', '21000', '25000000000', '7', '1000000000000000000',
       '0x00000000000000000000000000000000000000aa', '0x00000000000000000000000000000000000000bb', 'x', 'x')`,
   );
-  const reward = store.sqlite.prepare(
+  const reward = db.prepare(
     `INSERT INTO rewards (network, utxo_id, tx_hash, reward_tx_hash, output_index, node_id, reward_type, amount_staked,
       start_timestamp, end_timestamp, asset_id, asset_name, asset_symbol, asset_denomination, asset_type, amount,
       addresses, first_seen_at, last_seen_at)
      VALUES ('mainnet', ?, 'tx', 'rtx', 0, ?, ?, '2000000000000', 0, ?, 'FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z',
       'Avalanche', 'AVAX', 9, 'secp256k1', ?, '[]', 'x', 'x')`,
   );
-  const price = store.sqlite.prepare("INSERT INTO reward_prices VALUES ('mainnet', ?, 'usd', '21.5', 'x')");
-  const link = store.sqlite.prepare("INSERT INTO reward_addresses VALUES ('mainnet', ?, ?)");
+  const price = db.prepare("INSERT INTO reward_prices VALUES ('mainnet', ?, 'usd', '21.5', 'x')");
+  const link = db.prepare("INSERT INTO reward_addresses VALUES ('mainnet', ?, ?)");
   const BATCH = 20_000;
   for (let start = 0; start < transactions; start += BATCH) {
-    store.transaction(() => {
+    db.transaction(() => {
       for (let i = start; i < Math.min(transactions, start + BATCH); i++) {
         tx.run(
           CHAINS[i % CHAINS.length],
@@ -78,13 +80,13 @@ export function fill(store: Store, transactions: number, rewards: number): void 
           1_700_000_000 + i,
         );
       }
-    });
+    })();
   }
   // Raw inserts bypass upsertTransactions, which keeps the count: recount once.
-  rebuildTransactionSummaries(store);
+  await rebuildTransactionSummaries(store);
   const types = ['VALIDATOR', 'DELEGATOR', 'VALIDATOR_FEE'];
   for (let start = 0; start < rewards; start += BATCH) {
-    store.transaction(() => {
+    db.transaction(() => {
       for (let i = start; i < Math.min(rewards, start + BATCH); i++) {
         const utxo = `utxo-${i}`;
         reward.run(
@@ -97,7 +99,7 @@ export function fill(store: Store, transactions: number, rewards: number): void 
         link.run(utxo, ADDRESSES[i % ADDRESSES.length]!.replace(/^[PX]-/, ''));
         price.run(utxo);
       }
-    });
+    })();
   }
 }
 
@@ -171,13 +173,13 @@ async function scrapeInTurn(
 
 export async function run(): Promise<Figure[]> {
   const { dir, cleanup } = tempDir('glacier-bench-scrape-');
-  const empty = openStore(join(dir, 'empty.db'));
-  const small = openStore(join(dir, 'small.db'));
-  const full = openStore(join(dir, 'full.db'));
+  const empty = await openStore(join(dir, 'empty.db'));
+  const small = await openStore(join(dir, 'small.db'));
+  const full = await openStore(join(dir, 'full.db'));
   try {
-    fill(full, TRANSACTIONS, REWARDS);
+    await fill(full, TRANSACTIONS, REWARDS);
     // 150 rewards cover every (address, type) and (node id, type): lcm(50, 3) and lcm(10, 3) ≤ 150.
-    fill(small, CHAINS.length, 150);
+    await fill(small, CHAINS.length, 150);
     // Alternate, so drift of the machine's load hits every side alike.
     const sides = await scrapeInTurn({ empty, small, full });
     const [emptyMs, smallMs, fullMs] = [sides.empty.ms, sides.small.ms, sides.full.ms];
@@ -237,9 +239,9 @@ export async function run(): Promise<Figure[]> {
       }),
     ];
   } finally {
-    empty.close();
-    small.close();
-    full.close();
+    await empty.close();
+    await small.close();
+    await full.close();
     cleanup();
   }
 }

@@ -11,12 +11,12 @@ import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createManualClock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config/index.js';
+import { databaseLocation, loadConfig } from '../../src/config/index.js';
 import type { Job } from '../../src/job.js';
 import { createLogger } from '../../src/logger.js';
 import { QUEUE_NAME, retention, retries } from '../../src/queue/jobs.js';
 import { createCollectorWorker } from '../../src/queue/worker.js';
-import { openStore } from '../../src/store/index.js';
+import { openStore, type Store } from '../../src/store/index.js';
 import { createDataApiClient } from '../../src/upstream/index.js';
 import { freePort } from '../../test/support/redis-server.js';
 import { deletePrefix } from '../../test/support/service.js';
@@ -45,8 +45,10 @@ async function drain(queue: Queue, total: number): Promise<void> {
 
 async function rawBullmq(redis: Redis, prefix: string): Promise<number> {
   const queue = new Queue('raw', { connection: redis, prefix });
+  // A connection given to BullMQ stays open after close(): the process would not exit.
+  const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
   const worker = new Worker('raw', async () => undefined, {
-    connection: redis.duplicate({ maxRetriesPerRequest: null }),
+    connection: workerConnection,
     prefix,
     concurrency: 2,
   });
@@ -60,6 +62,7 @@ async function rawBullmq(redis: Redis, prefix: string): Promise<number> {
   const ms = performance.now() - t;
   await worker.close();
   await queue.close();
+  workerConnection.disconnect();
   return ms;
 }
 
@@ -68,15 +71,16 @@ async function collectorPath(redis: Redis, prefix: string, dir: string): Promise
     env: { DATABASE_PATH: join(dir, 'q.db') },
     file: { service: { queuePrefix: prefix } },
   });
-  const store = openStore(config.databasePath);
+  const store = await openStore(databaseLocation(config));
   const clock = createManualClock(Date.now());
   const client = createDataApiClient({ baseUrl: 'http://127.0.0.1:9' });
   const log = createLogger({ level: 'info', pretty: false, destination: { write: () => true } as never });
   const queue = new Queue(QUEUE_NAME, { connection: redis, prefix });
+  const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
   const worker = createCollectorWorker({
     config,
     jobs: [noop],
-    connection: redis.duplicate({ maxRetriesPerRequest: null }),
+    connection: workerConnection,
     queue,
     deps: { client, store, log, clock },
     log,
@@ -96,17 +100,18 @@ async function collectorPath(redis: Redis, prefix: string, dir: string): Promise
   const ms = performance.now() - t;
   await worker.close(5_000);
   await queue.close();
+  workerConnection.disconnect();
   await client.close();
-  store.close();
+  await store.close();
   return ms;
 }
 
-async function waitCompleted(store: ReturnType<typeof openStore>, total: number) {
+async function waitCompleted(store: Store, total: number) {
   for (;;) {
-    const row = store.sqlite
-      .prepare("SELECT COUNT(*) AS n FROM job_runs WHERE status = 'succeeded'")
-      .get() as { n: number };
-    if (row.n >= total) return;
+    const row = await store.get<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM job_runs WHERE status = 'succeeded'",
+    );
+    if (row!.n >= total) return;
     await new Promise((r) => setTimeout(r, 20));
   }
 }

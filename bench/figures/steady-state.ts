@@ -60,7 +60,7 @@ export async function run(): Promise<Figure[]> {
     file,
     env: { GLACIER_BASE_URL: sim.url, DATABASE_PATH: dirs.path('steady.db'), LOG_LEVEL: 'silent' },
   });
-  const app = createApp(config, { clock, log: createLogger({ level: 'silent', pretty: false }) });
+  const app = await createApp(config, { clock, log: createLogger({ level: 'silent', pretty: false }) });
   const figures: Figure[] = [];
   try {
     for (const { name: job, scheduled, prepare } of jobs) {
@@ -102,7 +102,7 @@ export async function run(): Promise<Figure[]> {
     }
     return figures;
   } finally {
-    app.close();
+    await app.close();
     await sim.close();
     dirs.cleanup();
   }

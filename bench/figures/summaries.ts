@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { getTableColumns } from 'drizzle-orm';
 import {
   openStore,
+  type Sql,
   type Store,
   tables,
   transactionRow,
@@ -86,16 +87,16 @@ const TRIGGERS = [
 ];
 
 /** ms per page: every page written once (new rows), then every page again (known rows). */
-function measure(
+async function measure(
   store: Store,
-  write: (store: Store, page: number) => void,
-): { fresh: number[]; again: number[] } {
+  write: (tx: Sql, page: number) => Promise<unknown>,
+): Promise<{ fresh: number[]; again: number[] }> {
   const fresh: number[] = [];
   const again: number[] = [];
   for (const into of [fresh, again]) {
     for (let page = 0; page < PAGES; page++) {
       const t = performance.now();
-      store.transaction(() => write(store, page));
+      await store.transaction((tx) => write(tx, page));
       into.push(performance.now() - t);
     }
   }
@@ -109,35 +110,34 @@ export async function run(): Promise<Figure[]> {
     const txPage = (page: number) => Array.from({ length: PAGE }, (_, i) => transaction(page * PAGE + i));
     const seenAt = '2025-06-15T12:00:00.000Z';
     /** The transactions upsert as upsertTransactions builds it, without the summary. */
-    const bareUpsert = (store: Store) =>
-      createUpsert(store.sqlite, tables.transactions, {
-        key: ['chainId', 'txHash'],
-        update: (Object.keys(getTableColumns(tables.transactions)) as never[]).filter(
-          (c) => !['chainId', 'txHash', 'firstSeenAt', 'lastSeenAt'].includes(c),
-        ),
-        touch: 'lastSeenAt',
-      });
-    const bare = new WeakMap<Store, ReturnType<typeof bareUpsert>>();
+    const bare = createUpsert(tables.transactions, {
+      key: ['chainId', 'txHash'],
+      update: (Object.keys(getTableColumns(tables.transactions)) as never[]).filter(
+        (c) => !['chainId', 'txHash', 'firstSeenAt', 'lastSeenAt'].includes(c),
+      ),
+      touch: 'lastSeenAt',
+    });
     const writers = {
       transactions: {
-        with: (store: Store, page: number) => upsertTransactions(store, 'mainnet', txPage(page), seenAt),
-        without: (store: Store, page: number) => {
-          if (!bare.has(store)) bare.set(store, bareUpsert(store));
-          return bare.get(store)!(txPage(page).map((tx) => transactionRow(tx, 'mainnet', seenAt)));
-        },
+        with: (tx: Sql, page: number) => upsertTransactions(tx, 'mainnet', txPage(page), seenAt),
+        without: (tx: Sql, page: number) =>
+          bare(
+            tx,
+            txPage(page).map((t) => transactionRow(t, 'mainnet', seenAt)),
+          ),
       },
       rewards: {
-        with: (store: Store, page: number) =>
+        with: (tx: Sql, page: number) =>
           upsertRewards(
-            store,
+            tx,
             'mainnet',
             Array.from({ length: PAGE }, (_, i) => reward(page * PAGE + i)),
             seenAt,
           ),
-        without: (store: Store, page: number) => {
-          for (const t of TRIGGERS) store.sqlite.exec(`DROP TRIGGER IF EXISTS ${t}`);
+        without: async (tx: Sql, page: number) => {
+          for (const t of TRIGGERS) await tx.exec(`DROP TRIGGER IF EXISTS ${t}`);
           return upsertRewards(
-            store,
+            tx,
             'mainnet',
             Array.from({ length: PAGE }, (_, i) => reward(page * PAGE + i)),
             seenAt,
@@ -147,15 +147,15 @@ export async function run(): Promise<Figure[]> {
     };
     for (const [name, write] of Object.entries(writers)) {
       const results = {
-        with: [] as ReturnType<typeof measure>[],
-        without: [] as ReturnType<typeof measure>[],
+        with: [] as Awaited<ReturnType<typeof measure>>[],
+        without: [] as Awaited<ReturnType<typeof measure>>[],
       };
       // Two rounds, alternating, each on fresh databases.
       for (let round = 0; round < 2; round++) {
         for (const side of ['without', 'with'] as const) {
-          const store = openStore(join(dir, `${name}-${side}-${round}.db`));
-          results[side].push(measure(store, write[side]));
-          store.close();
+          const store = await openStore(join(dir, `${name}-${side}-${round}.db`));
+          results[side].push(await measure(store, write[side]));
+          await store.close();
         }
       }
       const of = (side: 'with' | 'without', key: 'fresh' | 'again') =>

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { databaseExists, failUsage } from './usage.js';
+import { failUsage, openExistingStore } from './usage.js';
 
 interface RewardsFlags {
   from: string;
@@ -34,23 +34,22 @@ export function registerReport(program: Command): void {
       ).choices(['csv', 'table']),
     )
     .action(async (flags: RewardsFlags) => {
-      const [{ loadConfig }, { openStore }, report] = await Promise.all([
+      const [{ loadConfig, databaseSetting, printableDatabaseLocation }, report] = await Promise.all([
         import('../config/index.js'),
-        import('../store/index.js'),
         import('../report/rewards.js'),
       ]);
       const config = loadConfig({ configPath: program.opts<{ config?: string }>().config });
       try {
         // Arguments first: a bad date is exit 2 whether or not there is a database yet.
         report.parseRange(flags.from, flags.to);
-        if (!databaseExists(config.databasePath)) {
+        const store = await openExistingStore(config);
+        if (!store) {
           throw new Error(
-            `no database at ${config.databasePath}: run the rewards job first (DATABASE_PATH sets it)`,
+            `no database at ${printableDatabaseLocation(config)}: run the rewards job first (${databaseSetting(config)} sets it)`,
           );
         }
-        const store = openStore(config.databasePath);
         try {
-          const result = report.buildRewardsReport(store, config.jobs.rewards, {
+          const result = await report.buildRewardsReport(store, config.jobs.rewards, {
             from: flags.from,
             to: flags.to,
             currency: flags.currency,
@@ -63,7 +62,7 @@ export function registerReport(program: Command): void {
           const warning = report.describeUnpriced(result);
           if (warning) console.error(warning);
         } finally {
-          store.close();
+          await store.close();
         }
       } catch (err) {
         if (err instanceof report.ReportError) failUsage(err.message);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { databaseExists } from './usage.js';
+import { openExistingStore } from './usage.js';
 
 /** `status`: rows per table, each job's last and next run, today's compute units, exports in flight. */
 export function registerStatus(program: Command): void {
@@ -11,19 +11,18 @@ export function registerStatus(program: Command): void {
     )
     .option('--json', 'print it as JSON, for scripts')
     .action(async (flags: { json?: boolean }) => {
-      const [{ loadConfig }, { openStore }, { collectStatus, formatStatus }] = await Promise.all([
+      const [{ loadConfig }, { collectStatus, formatStatus }] = await Promise.all([
         import('../config/index.js'),
-        import('../store/index.js'),
         import('../status.js'),
       ]);
       const config = loadConfig({ configPath: program.opts<{ config?: string }>().config });
       // Status reads; it does not create a database that does not exist yet.
-      const store = databaseExists(config.databasePath) ? openStore(config.databasePath) : undefined;
+      const store = await openExistingStore(config);
       try {
-        const status = collectStatus(config, store, new Date());
+        const status = await collectStatus(config, store, new Date());
         process.stdout.write(flags.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status));
       } finally {
-        store?.close();
+        await store?.close();
       }
     });
 }

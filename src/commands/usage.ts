@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import type { Config } from '../config/index.js';
+import type { Store } from '../store/index.js';
 
 /** Bad arguments exit 2, as invalid configuration and commander's usage errors do (see src/cli.ts). */
 export const EXIT_USAGE = 2;
@@ -9,7 +11,28 @@ export function failUsage(message: string): void {
   process.exitCode = EXIT_USAGE;
 }
 
-/** Read-only commands report on an existing database rather than create an empty one. */
-export function databaseExists(path: string): boolean {
-  return path === ':memory:' || existsSync(path);
+/**
+ * The configured database when the collector has written to it, else undefined: read-only commands
+ * report on an existing database rather than create an empty one (no SQLite file, no tables in
+ * PostgreSQL). An unreachable database is an error naming its setting.
+ */
+export async function openExistingStore(config: Pick<Config, 'database'>): Promise<Store | undefined> {
+  const db = config.database;
+  // Imported here: this module is loaded by every command line, the store's drivers are not.
+  const [{ openConfiguredStore }, { readMigrationState }] = await Promise.all([
+    import('../app.js'),
+    import('../store/index.js'),
+  ]);
+  if (db.kind === 'sqlite') {
+    return db.path === ':memory:' || existsSync(db.path) ? openConfiguredStore(config) : undefined;
+  }
+  const store = await openConfiguredStore(config, { migrate: false });
+  try {
+    if ((await readMigrationState(store)).applied > 0) return store;
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  await store.close();
+  return undefined;
 }

@@ -1,3 +1,9 @@
+export {
+  type DatabaseConfig,
+  databaseLocation,
+  databaseSetting,
+  printableDatabaseLocation,
+} from './database.js';
 export { ConfigError } from './errors.js';
 export {
   type Budget,

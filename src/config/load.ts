@@ -5,6 +5,13 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { isHeaderSafe } from '../upstream/defaults.js';
 import { type TierName, tiers } from '../upstream/endpoints.js';
+import {
+  type DatabaseConfig,
+  describeDatabase,
+  isDatabaseUrl,
+  maskDatabaseUrlSetting,
+  resolveDatabase,
+} from './database.js';
 import { ConfigError, describeIssues } from './errors.js';
 import { type FileConfig, fileConfigSchema } from './schema.js';
 
@@ -12,7 +19,8 @@ export interface Config {
   /** From GLACIER_API_KEY or the file named by GLACIER_API_KEY_FILE; never printed. */
   apiKey: string | undefined;
   baseUrl: string;
-  databasePath: string;
+  /** SQLite (DATABASE_PATH, the default) or PostgreSQL (DATABASE_URL); `databaseLocation` gives what to open. */
+  database: DatabaseConfig;
   redisUrl: string;
   metricsHost: string;
   metricsPort: number;
@@ -47,8 +55,18 @@ export const envSchema = z.object({
       error: 'no query string or fragment: the collector appends the API paths and queries itself',
     })
     .default('https://data-api.avax.network'),
-  /** @defaultValue './data/glacier.db' */
+  /** SQLite database file; setting DATABASE_URL too is an error. @defaultValue './data/glacier.db' */
   DATABASE_PATH: z.string().min(1).default('./data/glacier.db'),
+  /** A PostgreSQL database instead of the SQLite file; its password is masked wherever it is printed. */
+  DATABASE_URL: z
+    .string()
+    .refine(isDatabaseUrl, {
+      error:
+        'a postgres:// or postgresql:// URL, e.g. postgres://collector:secret@db.example.com:5432/glacier',
+    })
+    .optional(),
+  /** PostgreSQL: connections of each process's pool. @defaultValue 10 */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   /** @defaultValue 'redis://127.0.0.1:6379' */
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, error: 'a redis:// or rediss:// URL' })
@@ -99,7 +117,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   return {
     apiKey,
     baseUrl: e.GLACIER_BASE_URL.replace(/\/+$/, ''),
-    databasePath: resolve(cwd, e.DATABASE_PATH),
+    database: resolveDatabase(e, present, cwd),
     redisUrl: e.REDIS_URL,
     metricsHost: e.METRICS_HOST,
     metricsPort: e.METRICS_PORT,
@@ -195,6 +213,7 @@ function maskEnv(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
     const value = env[name];
     if (value !== undefined) masked[name] = maskUrlCredentials(value);
   }
+  if (env.DATABASE_URL !== undefined) masked.DATABASE_URL = maskDatabaseUrlSetting(env.DATABASE_URL);
   return masked;
 }
 
@@ -206,6 +225,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
       ? `*** (set, ${config.apiKey.length} characters)`
       : '(not set: keyless rate limits)',
     baseUrl: maskUrlCredentials(config.baseUrl),
+    database: describeDatabase(config.database),
     redisUrl: maskUrlCredentials(config.redisUrl),
   };
 }

@@ -375,6 +375,12 @@ export const serviceSchema = z.strictObject({
   concurrency: z.number().int().min(1).max(64).default(2),
   /** On SIGTERM/SIGINT, how long active jobs may take to finish before the process exits. @defaultValue '30s' */
   shutdownGrace: duration({ default: '30s', min: '1s', max: '1h' }),
+  /**
+   * How long a running job may go without its worker's heartbeat before another worker takes it over
+   * (its process died or hangs; BullMQ's stalled-job recovery). The worker renews its jobs' locks at
+   * half this, and looks for stalled jobs this often. @defaultValue '30s' (1s to 10m)
+   */
+  stalledJobTimeout: duration({ default: '30s', min: '1s', max: '10m' }),
   /** BullMQ key prefix in Redis: several collectors can share one Redis with different prefixes. @defaultValue 'glacier' */
   queuePrefix: z
     .string()

@@ -159,6 +159,10 @@ export async function loadExportFile(
     options.onCommit?.(n);
     options.onProgress?.(parser.info.bytes);
   };
+  const failed = (done: (err?: Error | null) => void) => (err: unknown) =>
+    done(err instanceof Error ? err : new Error(String(err)));
+  // A full batch is written before the next record is taken (the parser waits meanwhile); the
+  // records in between stay synchronous, the hot path of a multi-GiB file.
   const sink = new Writable({
     objectMode: true,
     highWaterMark: 1024,
@@ -166,30 +170,27 @@ export async function loadExportFile(
       try {
         if (!map) {
           map = rowMapper(record, file.operationType, file);
-        } else {
-          batch.push(map(record, parser.info.lines));
-          rows++;
-          if (batch.length >= BATCH_ROWS) {
-            const full = batch;
-            batch = [];
-            commit(writer.insert(full));
-          }
+          return done();
         }
-        done();
+        batch.push(map(record, parser.info.lines));
+        rows++;
+        if (batch.length < BATCH_ROWS) return done();
+        const full = batch;
+        batch = [];
+        writer
+          .insert(full)
+          .then(commit)
+          .then(() => done(), failed(done));
       } catch (err) {
-        done(err as Error);
+        failed(done)(err);
       }
     },
     final(done) {
-      try {
-        if (!map) throw new ExportFileError('the file is empty: not even a header row');
-        commit(
-          writer.finish(batch, { operationId: file.operationId, rowsLoaded: rows, loadedAt: options.at() }),
-        );
-        done();
-      } catch (err) {
-        done(err as Error);
-      }
+      if (!map) return done(new ExportFileError('the file is empty: not even a header row'));
+      writer
+        .finish(batch, { operationId: file.operationId, rowsLoaded: rows, loadedAt: options.at() })
+        .then(commit)
+        .then(() => done(), failed(done));
     },
   });
   try {

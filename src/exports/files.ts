@@ -27,7 +27,7 @@ async function ensureDownloaded(
   s: ExportsSettings,
   row: ExportOperationRow,
 ): Promise<ExportFileRow> {
-  const existing = getExportFile(ctx.store, row.operationId);
+  const existing = await getExportFile(ctx.store, row.operationId);
   if (existing) return existing;
   if (!row.downloadUrl) {
     throw new JobFailedError(`${describeOperation(row)} is ${row.status} without a download URL`, {
@@ -61,7 +61,7 @@ async function ensureDownloaded(
     ctx.log.info({ operationId: row.operationId, path, sizeBytes: file.sizeBytes }, 'export downloaded');
   }
   const record = { operationId: row.operationId, path, ...file, downloadedAt: iso(ctx) };
-  recordExportFile(ctx.store, record);
+  await recordExportFile(ctx.store, record);
   ctx.countRows(1);
   return { ...record, rowsLoaded: null, loadedAt: null };
 }
@@ -95,7 +95,7 @@ export async function ensureLoaded(
   } catch (err) {
     if (!(err instanceof ExportFileError)) throw err;
     // A broken file (a fault on the way): forget it, so the next try downloads it again.
-    deleteExportFile(ctx.store, row.operationId);
+    await deleteExportFile(ctx.store, row.operationId);
     await rm(file.path, { force: true });
     throw new ExportFileError(`${err.message}; the file was deleted and will be downloaded again`, {
       cause: err,

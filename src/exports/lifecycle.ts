@@ -40,10 +40,14 @@ export function pollContinuation(row: ExportOperationRow, s: ExportsSettings): C
 }
 
 /** A poll for an operation that still has work left (running, or its file not loaded); none otherwise. */
-function continuationsFor(ctx: JobContext, s: ExportsSettings, row: ExportOperationRow | undefined) {
+async function continuationsFor(
+  ctx: JobContext,
+  s: ExportsSettings,
+  row: ExportOperationRow | undefined,
+): Promise<Continuation[]> {
   if (!row) return [];
   if (row.status === 'RUNNING' && !row.gaveUpAt) return [pollContinuation(row, s)];
-  if (COMPLETED.has(row.status) && !getExportFile(ctx.store, row.operationId)?.loadedAt) {
+  if (COMPLETED.has(row.status) && !(await getExportFile(ctx.store, row.operationId))?.loadedAt) {
     return [pollContinuation(row, s)];
   }
   return [];
@@ -75,7 +79,7 @@ export async function startExport(
     requestHash: req.requestHash,
   };
   const window = `${req.exportName} ${req.firstDate}..${req.lastDate}`;
-  const decision = claimExportWindow(ctx.store, key, req.followUpOf ?? undefined, iso(ctx), (latest) =>
+  const decision = await claimExportWindow(ctx.store, key, req.followUpOf ?? undefined, iso(ctx), (latest) =>
     decideClaim(latest, s, ctx.clock.now(), options),
   );
   if ('skip' in decision) {
@@ -92,7 +96,7 @@ export async function startExport(
   let created: ExportOperationRow;
   try {
     const op = await ctx.client.createTransactionExport(req.body, { signal: ctx.signal });
-    created = recordExportOperation(
+    created = await recordExportOperation(
       ctx.store,
       { ...key, attempt: decision.claim, request: req.body, followUpOf: req.followUpOf ?? undefined },
       op,
@@ -101,8 +105,11 @@ export async function startExport(
   } catch (err) {
     // Interrupted: the POST may have reached the API, so the claim stays (a crash, in effect).
     if (ctx.signal.aborted) throw err;
-    if (isUnrecoverable(err)) refuseExportClaim(ctx.store, key, decision.claim, describeError(err as Error));
-    else releaseExportClaim(ctx.store, key, decision.claim);
+    if (isUnrecoverable(err)) {
+      await refuseExportClaim(ctx.store, key, decision.claim, describeError(err as Error));
+    } else {
+      await releaseExportClaim(ctx.store, key, decision.claim);
+    }
     throw err;
   }
   ctx.countRows(1);
@@ -156,7 +163,7 @@ export async function advanceExport(
   operationId: string,
   poll?: number,
 ): Promise<Continuation[]> {
-  let row = getExportOperation(ctx.store, operationId);
+  let row = await getExportOperation(ctx.store, operationId);
   if (!row) {
     throw new JobFailedError(`export operation ${operationId} is not in the database`, {
       unrecoverable: true,
@@ -167,18 +174,18 @@ export async function advanceExport(
     if (poll !== undefined && poll < row.statusReads) return [pollContinuation(row, s)];
     if (ctx.clock.now() - Date.parse(row.recordedAt) > s.timeout) {
       const reason = `still RUNNING after ${s.timeout} ms (the timeout setting)`;
-      throw failureOf(giveUp(ctx, row, reason), s);
+      throw failureOf(await giveUp(ctx, row, reason), s);
     }
     let op: Awaited<ReturnType<JobContext['client']['getOperation']>>;
     try {
       op = await ctx.client.getOperation(operationId, { signal: ctx.signal });
     } catch (err) {
       if (err instanceof UpstreamHttpError && err.status === 404) {
-        throw failureOf(giveUp(ctx, row, 'unknown to the API (404)'), s, err);
+        throw failureOf(await giveUp(ctx, row, 'unknown to the API (404)'), s, err);
       }
       throw err;
     }
-    row = recordExportStatus(ctx.store, op, iso(ctx)) ?? row;
+    row = (await recordExportStatus(ctx.store, op, iso(ctx))) ?? row;
     ctx.countRows(1);
     if (row.status === 'RUNNING') return [pollContinuation(row, s)];
     ctx.log.info({ operationId, status: row.status, code: row.code }, 'export finished');
@@ -196,8 +203,8 @@ export async function advanceExport(
   return [];
 }
 
-function giveUp(ctx: JobContext, row: ExportOperationRow, reason: string): ExportOperationRow {
-  const updated = giveUpExportOperation(ctx.store, row.operationId, reason, iso(ctx)) ?? row;
+async function giveUp(ctx: JobContext, row: ExportOperationRow, reason: string): Promise<ExportOperationRow> {
+  const updated = (await giveUpExportOperation(ctx.store, row.operationId, reason, iso(ctx))) ?? row;
   ctx.countRows(1);
   ctx.log.error({ operationId: row.operationId, reason }, 'export given up');
   return updated;

@@ -52,13 +52,13 @@ export async function runExportsPass(ctx: JobContext, s: ExportsSettings): Promi
       }),
     );
   }
-  for (const row of listTruncatedWithoutFollowUp(ctx.store)) {
+  for (const row of await listTruncatedWithoutFollowUp(ctx.store)) {
     await attempt(`continue ${row.operationId}`, () => continueTruncated(ctx, s, row));
   }
-  for (const row of listRetryableExports(ctx.store, s.maxRetries)) {
+  for (const row of await listRetryableExports(ctx.store, s.maxRetries)) {
     await attempt(`retry ${row.operationId}`, () => retryFailed(ctx, s, row));
   }
-  for (const row of listUnfinishedExports(ctx.store)) add([pollContinuation(row, s)]);
+  for (const row of await listUnfinishedExports(ctx.store)) add([pollContinuation(row, s)]);
 
   const continuations = [...out.values()];
   if (errors.length > 0) {

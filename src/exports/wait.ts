@@ -32,8 +32,8 @@ export async function runExportsInProcess(
       if (!pending.has(c.id)) pending.set(c.id, { continuation: c, dueAt: performance.now() + c.delayMs });
     }
   };
-  const windowOf = (operationId: string) => {
-    const row = getExportOperation(ctx.store, operationId);
+  const windowOf = async (operationId: string) => {
+    const row = await getExportOperation(ctx.store, operationId);
     return row ? `${row.exportName}|${row.firstDate}|${row.lastDate}` : operationId;
   };
   const report = () => {
@@ -44,12 +44,12 @@ export async function runExportsInProcess(
     const operationId = String(c.args['operationId']);
     try {
       enqueue(await advanceExport(ctx, s, operationId, c.args['poll'] as number | undefined));
-      const row = getExportOperation(ctx.store, operationId);
-      if (row?.status.startsWith('COMPLETED')) failures.delete(windowOf(operationId));
+      const row = await getExportOperation(ctx.store, operationId);
+      if (row?.status.startsWith('COMPLETED')) failures.delete(await windowOf(operationId));
     } catch (err) {
       if (ctx.signal.aborted) throw err;
       const error = err instanceof Error ? err : new Error(String(err));
-      failures.set(windowOf(operationId), error);
+      failures.set(await windowOf(operationId), error);
       if (error instanceof JobFailedError) enqueue(error.options.continuations ?? []);
       // Other failures (a download that keeps failing) are not retried here: the next run retries.
       ctx.log.error({ operationId, err: error.message }, 'export step failed');

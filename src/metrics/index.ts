@@ -108,20 +108,22 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   defineTransactionsCollector(scrape, store);
   defineUsageCollector(scrape, store);
   defineSignaturesCollector(scrape, store, config);
-  defineExportsCollector(scrape, store);
+  // The export summaries are refreshed after an exports run; a scrape waits for a refresh in flight.
+  let refreshing: Promise<void> = Promise.resolve();
+  const refreshExports = () => {
+    refreshing = refreshing
+      .then(() => refreshExportSummaries(store))
+      .catch((err: unknown) => {
+        log.warn({ err: (err as Error).message }, 'could not refresh the export summaries');
+      });
+  };
+  defineExportsCollector(scrape, store, () => refreshing);
   defineJobsCollector(scrape, store, config);
   const readers: ServiceReaders = {};
   defineServiceCollectors(scrape, config.budget, readers);
 
   const own = createOwnMetrics(registry, configuredJobs(config));
   const render = createRenderer(registry);
-  const refreshExports = () => {
-    try {
-      refreshExportSummaries(store);
-    } catch (err) {
-      log.warn({ err: (err as Error).message }, 'could not refresh the export summaries');
-    }
-  };
   // Exports run before this process started (or from the CLI) show from the first scrape on.
   refreshExports();
 

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { type Job as BullJob, type Queue, RateLimitError, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/index.js';
@@ -80,6 +81,12 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
     connection: o.connection,
     prefix: o.config.service.queuePrefix,
     concurrency: o.config.service.concurrency,
+    // A job whose worker died (killed with -9, its host gone) goes back to the queue once its lock
+    // expires: BullMQ's defaults are both 30 s.
+    // Shown as each job's `processedBy`: which host and process runs (or ran) it.
+    name: `${hostname()}:${globalThis.process.pid}`,
+    lockDuration: o.config.service.stalledJobTimeout,
+    stalledInterval: o.config.service.stalledJobTimeout,
     // Needed for queue.rateLimit() to hold jobs back; high enough never to limit on its own.
     limiter: { max: 10_000, duration: 1_000 },
     autorun: true,

@@ -106,19 +106,19 @@ export function parseRange(from: string, to: string): { fromMs: number; toMs: nu
   return { fromMs, toMs };
 }
 
-function pickCurrency(
+async function pickCurrency(
   store: Store,
   network: string,
   requested: string | undefined,
   job: RewardsJobConfig | undefined,
-) {
+): Promise<string> {
   const currency = (requested ?? job?.currency ?? 'usd').toLowerCase();
   if (!(currencies as readonly string[]).includes(currency)) {
     throw new ReportError(
       `--currency "${requested}": not a currency the API prices in; use one of ${currencies.join(', ')}`,
     );
   }
-  const collected = listPriceCurrencies(store, network);
+  const collected = await listPriceCurrencies(store, network);
   if (!collected.includes(currency)) {
     throw new ReportError(
       collected.length
@@ -130,17 +130,17 @@ function pickCurrency(
 }
 
 /** The rewards the report asked for by `--address`, checked against what was collected. */
-function pickSubjects(
+async function pickSubjects(
   store: Store,
   network: string,
   requested: readonly string[] | undefined,
   job: RewardsJobConfig | undefined,
-): Set<string> | undefined {
+): Promise<Set<string> | undefined> {
   if (!requested?.length) return undefined;
   const subjects = new Set(requested.map(bareAddress));
   const configured = [...(job?.addresses.map(bareAddress) ?? []), ...(job?.nodeIds ?? [])];
   for (const subject of subjects) {
-    if (!configured.includes(subject) && !hasRewardsFor(store, network, subject)) {
+    if (!configured.includes(subject) && !(await hasRewardsFor(store, network, subject))) {
       throw new ReportError(
         `--address "${subject}": no rewards collected for it on ${network}; ${
           configured.length ? `configured: ${configured.join(', ')}` : 'jobs.rewards is not configured'
@@ -171,17 +171,17 @@ function totalsOf(rows: readonly RewardsReportRow[]): RewardsTotals {
   return { rewards: rows.length, unpriced, amount: amount.toFixed(9), value: value.toFixed(2) };
 }
 
-export function buildRewardsReport(
+export async function buildRewardsReport(
   store: Store,
   job: RewardsJobConfig | undefined,
   request: RewardsReportRequest,
-): RewardsReport {
+): Promise<RewardsReport> {
   const { fromMs, toMs } = parseRange(request.from, request.to);
   const network = canonicalNetwork(job?.network ?? 'mainnet');
-  const currency = pickCurrency(store, network, request.currency, job);
-  const subjects = pickSubjects(store, network, request.addresses, job);
+  const currency = await pickCurrency(store, network, request.currency, job);
+  const subjects = await pickSubjects(store, network, request.addresses, job);
   // Both days are whole UTC days: [from 00:00, to + 1 day 00:00).
-  const rewards = listPricedRewards(store, network, currency, fromMs / 1000, (toMs + DAY_MS) / 1000);
+  const rewards = await listPricedRewards(store, network, currency, fromMs / 1000, (toMs + DAY_MS) / 1000);
   const rows = rewards
     .filter((r) => !subjects || subjects.has(r.nodeId) || r.addresses.some((a) => subjects.has(a)))
     .map((r): RewardsReportRow => {

@@ -1,30 +1,58 @@
-import { and, eq } from 'drizzle-orm';
-import { memo } from './memo.js';
-import type { Store } from './open.js';
+import { isDeepStrictEqual } from 'node:util';
 import { syncState } from './schema.js';
+import type { Sql } from './sql.js';
 import { createUpsert } from './upsert.js';
 
-/** The cursor of a job's stream, or undefined before its first run. Call inside the page's transaction. */
-export function readCursor<T>(store: Store, job: string, scope: string): T | undefined {
-  const row = store.db
-    .select({ cursor: syncState.cursor })
-    .from(syncState)
-    .where(and(eq(syncState.job, job), eq(syncState.scope, scope)))
-    .get();
+/** The cursor of a job's stream, or undefined before its first run. */
+export async function readCursor<T>(sql: Sql, job: string, scope: string): Promise<T | undefined> {
+  const row = await sql.get<{ cursor: string }>('SELECT cursor FROM sync_state WHERE job = ? AND scope = ?', [
+    job,
+    scope,
+  ]);
   return row ? (JSON.parse(row.cursor) as T) : undefined;
 }
 
-/** Prepared once per store: it runs with every page. */
-export function writeCursor(store: Store, job: string, scope: string, cursor: unknown, at: string): void {
-  const write = memo(store, 'cursors.write', () =>
-    createUpsert(store.sqlite, syncState, { key: ['job', 'scope'], update: ['cursor', 'updatedAt'] }),
-  );
-  write([{ job, scope, cursor: JSON.stringify(cursor), updatedAt: at }]);
+const upsertCursor = createUpsert(syncState, { key: ['job', 'scope'], update: ['cursor', 'updatedAt'] });
+
+/** Writes a stream's cursor; call inside the page's transaction. */
+export async function writeCursor(
+  sql: Sql,
+  job: string,
+  scope: string,
+  cursor: unknown,
+  at: string,
+): Promise<void> {
+  await upsertCursor(sql, [{ job, scope, cursor: JSON.stringify(cursor), updatedAt: at }]);
 }
 
-export function deleteCursor(store: Store, job: string, scope: string): void {
-  store.db
-    .delete(syncState)
-    .where(and(eq(syncState.job, job), eq(syncState.scope, scope)))
-    .run();
+export async function deleteCursor(sql: Sql, job: string, scope: string): Promise<void> {
+  await sql.run('DELETE FROM sync_state WHERE job = ? AND scope = ?', [job, scope]);
+}
+
+/** The lock that serializes the page transactions of one stream (see `advanceCursor`). */
+export function cursorLock(job: string, scope: string): string {
+  return `cursor:${job}/${scope}`;
+}
+
+/**
+ * Moves a stream from `expected` (the cursor this walk last read or wrote; undefined before the
+ * first run) to `next`, inside the page's transaction, which must hold `cursorLock(job, scope)`.
+ * Returns false, writing nothing, when the stored cursor is no longer `expected`: another worker
+ * (another host, a stalled job taken over while the first still ran) moved the stream meanwhile,
+ * and the caller must stop and roll the page back: its rows would be a second walk of the stream.
+ */
+export async function advanceCursor(
+  sql: Sql,
+  job: string,
+  scope: string,
+  expected: unknown,
+  next: unknown,
+  at: string,
+): Promise<boolean> {
+  const stored = await readCursor(sql, job, scope);
+  // As stored: JSON drops undefined members (and PostgreSQL's jsonb reorders keys, hence no text compare).
+  const want: unknown = expected === undefined ? undefined : JSON.parse(JSON.stringify(expected));
+  if (!isDeepStrictEqual(stored, want)) return false;
+  await writeCursor(sql, job, scope, next, at);
+  return true;
 }

@@ -1,6 +1,7 @@
 import { getTableColumns } from 'drizzle-orm';
-import type { Store } from './open.js';
 import { exportedTransactions } from './schema.js';
+import type { Sql, Store } from './sql.js';
+import { sqliteConnection } from './sqlite.js';
 
 export type ExportedTransactionRow = typeof exportedTransactions.$inferInsert;
 export type ExportedColumn = keyof ExportedTransactionRow & string;
@@ -10,7 +11,7 @@ export const exportedColumns = Object.keys(getTableColumns(exportedTransactions)
 
 export interface ExportedTransactionsWriter {
   /** Inserts a batch in one transaction; returns the rows that were new. */
-  insert(rows: readonly unknown[][]): number;
+  insert(rows: readonly unknown[][]): Promise<number>;
   /**
    * Inserts the last batch and marks the file loaded (`rows_loaded`, `loaded_at`) in the same
    * transaction: a file is either marked loaded with every row in, or loaded again (adding nothing
@@ -19,34 +20,49 @@ export interface ExportedTransactionsWriter {
   finish(
     rows: readonly unknown[][],
     file: { operationId: string; rowsLoaded: number; loadedAt: string },
-  ): number;
+  ): Promise<number>;
 }
 
+/** PostgreSQL's limit of parameters per statement. */
+const MAX_PARAMETERS = 65_535;
+
 /**
- * One prepared single-row INSERT ... ON CONFLICT DO NOTHING run per row inside a batch's
- * transaction: as cheap as a raw insert (a multi-row statement needs a statement journal), and
- * a row already loaded (a re-load, an overlapping window) is skipped on its natural key.
+ * Inserts rows with ON CONFLICT DO NOTHING, so a row already loaded (a re-load, an overlapping
+ * window) is skipped on its natural key. SQLite: one prepared single-row INSERT per row inside the
+ * batch's transaction, as cheap as a raw insert (a multi-row statement needs a statement journal);
+ * PostgreSQL: multi-row statements, a round trip per few thousand rows.
  */
 export function createExportedTransactionsWriter(store: Store): ExportedTransactionsWriter {
   const columns = Object.values(getTableColumns(exportedTransactions)).map((c) => `"${c.name}"`);
-  const insert = store.sqlite.prepare(
-    `INSERT INTO exported_transactions (${columns.join(',')}) VALUES (${columns.map(() => '?').join(',')})
-     ON CONFLICT DO NOTHING`,
-  );
-  const markLoaded = store.sqlite.prepare(
-    'UPDATE export_files SET rows_loaded = ?, loaded_at = ? WHERE operation_id = ?',
-  );
-  const insertAll = (rows: readonly unknown[][]) => {
+  const row = `(${columns.map(() => '?').join(',')})`;
+  const insertText = (n: number) =>
+    `INSERT INTO exported_transactions (${columns.join(',')}) VALUES ${Array.from({ length: n }, () => row).join(',')}
+     ON CONFLICT DO NOTHING`;
+  const perStatement = Math.floor(MAX_PARAMETERS / columns.length);
+  const insertAll = async (tx: Sql, rows: readonly unknown[][]) => {
+    const db = sqliteConnection(tx);
     let added = 0;
-    for (const row of rows) added += insert.run(row).changes;
+    if (db) {
+      const insert = db.prepare(insertText(1));
+      for (const r of rows) added += insert.run(r).changes;
+      return added;
+    }
+    for (let start = 0; start < rows.length; start += perStatement) {
+      const chunk = rows.slice(start, start + perStatement);
+      added += await tx.run(insertText(chunk.length), chunk.flat());
+    }
     return added;
   };
   return {
-    insert: (rows) => store.transaction(() => insertAll(rows)),
+    insert: (rows) => store.transaction((tx) => insertAll(tx, rows)),
     finish: (rows, file) =>
-      store.transaction(() => {
-        const added = insertAll(rows);
-        markLoaded.run(file.rowsLoaded, file.loadedAt, file.operationId);
+      store.transaction(async (tx) => {
+        const added = await insertAll(tx, rows);
+        await tx.run('UPDATE export_files SET rows_loaded = ?, loaded_at = ? WHERE operation_id = ?', [
+          file.rowsLoaded,
+          file.loadedAt,
+          file.operationId,
+        ]);
         return added;
       }),
   };

@@ -1,7 +1,7 @@
-import { and, desc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Operation } from '../upstream/index.js';
-import type { Store } from './open.js';
 import { exportClaims, exportFiles, exportOperations } from './schema.js';
+import type { Sql } from './sql.js';
+import { selectList } from './tables.js';
 
 export type ExportOperationRow = typeof exportOperations.$inferSelect;
 export type ExportFileRow = typeof exportFiles.$inferSelect;
@@ -24,71 +24,73 @@ export interface LatestClaim {
 /** What the caller decided from the latest claim: take attempt `attempt`, or leave the window alone. */
 export type ClaimDecision = { claim: number; takeOver?: boolean } | { skip: string };
 
+const OPERATION = selectList(exportOperations);
+const FILE = selectList(exportFiles);
+const WINDOW = 'export_name = ? AND first_date = ? AND last_date = ? AND request_hash = ?';
+const windowParams = (key: ExportWindowKey) => [key.exportName, key.firstDate, key.lastDate, key.requestHash];
+
 /**
- * Claims a window in one IMMEDIATE transaction: reads its newest claim, lets `decide` judge it, and
- * writes the new claim. Two processes claiming at once are serialized by SQLite's write lock, so
- * only one of them ever POSTs a given window and attempt.
+ * Claims a window in one transaction that holds the window's lock: reads its newest claim, lets
+ * `decide` judge it, and writes the new claim. Two processes (or hosts) claiming at once take turns,
+ * so only one of them ever POSTs a given window and attempt.
  */
-export function claimExportWindow(
-  store: Store,
+export async function claimExportWindow(
+  sql: Sql,
   key: ExportWindowKey,
   followUpOf: string | undefined,
   at: string,
   decide: (latest: LatestClaim | undefined) => ClaimDecision,
-): ClaimDecision & { latest: LatestClaim | undefined } {
-  return store.transaction(() => {
-    const found = store.db
-      .select({ claim: exportClaims, operation: exportOperations })
-      .from(exportClaims)
-      .leftJoin(exportOperations, eq(exportOperations.operationId, exportClaims.operationId))
-      .where(windowWhere(key))
-      .orderBy(desc(exportClaims.attempt))
-      .limit(1)
-      .get();
-    const latest = found ? { claim: found.claim, operation: found.operation ?? undefined } : undefined;
-    const decision = decide(latest);
-    if ('claim' in decision) {
-      if (decision.takeOver) {
-        store.db
-          .update(exportClaims)
-          .set({ claimedAt: at })
-          .where(and(windowWhere(key), eq(exportClaims.attempt, decision.claim)))
-          .run();
-      } else {
-        store.db
-          .insert(exportClaims)
-          .values({ ...key, attempt: decision.claim, followUpOf: followUpOf ?? null, claimedAt: at })
-          .run();
+): Promise<ClaimDecision & { latest: LatestClaim | undefined }> {
+  return sql.transaction(
+    async (tx) => {
+      const claim = await tx.get<ExportClaimRow>(
+        `SELECT ${selectList(exportClaims)} FROM export_claims WHERE ${WINDOW} ORDER BY attempt DESC LIMIT 1`,
+        windowParams(key),
+      );
+      const operation = claim?.operationId ? await getExportOperation(tx, claim.operationId) : undefined;
+      const latest = claim ? { claim, operation } : undefined;
+      const decision = decide(latest);
+      if ('claim' in decision) {
+        if (decision.takeOver) {
+          await tx.run(`UPDATE export_claims SET claimed_at = ? WHERE ${WINDOW} AND attempt = ?`, [
+            at,
+            ...windowParams(key),
+            decision.claim,
+          ]);
+        } else {
+          await tx.run(
+            `INSERT INTO export_claims (export_name, first_date, last_date, request_hash, attempt, follow_up_of, claimed_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?)`,
+            [...windowParams(key), decision.claim, followUpOf ?? null, at],
+          );
+        }
       }
-    }
-    return { ...decision, latest };
-  });
-}
-
-function windowWhere(key: ExportWindowKey) {
-  return and(
-    eq(exportClaims.exportName, key.exportName),
-    eq(exportClaims.firstDate, key.firstDate),
-    eq(exportClaims.lastDate, key.lastDate),
-    eq(exportClaims.requestHash, key.requestHash),
+      return { ...decision, latest };
+    },
+    { lock: `export-window:${windowParams(key).join('/')}` },
   );
 }
 
 /** The POST failed in a way that may pass later (5xx, network): the claim is dropped, the window open again. */
-export function releaseExportClaim(store: Store, key: ExportWindowKey, attempt: number): void {
-  store.db
-    .delete(exportClaims)
-    .where(and(windowWhere(key), eq(exportClaims.attempt, attempt), isNull(exportClaims.operationId)))
-    .run();
+export async function releaseExportClaim(sql: Sql, key: ExportWindowKey, attempt: number): Promise<void> {
+  await sql.run(`DELETE FROM export_claims WHERE ${WINDOW} AND attempt = ? AND operation_id IS NULL`, [
+    ...windowParams(key),
+    attempt,
+  ]);
 }
 
 /** The POST was refused (4xx): the claim keeps the error and the window stays closed. */
-export function refuseExportClaim(store: Store, key: ExportWindowKey, attempt: number, error: string): void {
-  store.db
-    .update(exportClaims)
-    .set({ error })
-    .where(and(windowWhere(key), eq(exportClaims.attempt, attempt)))
-    .run();
+export async function refuseExportClaim(
+  sql: Sql,
+  key: ExportWindowKey,
+  attempt: number,
+  error: string,
+): Promise<void> {
+  await sql.run(`UPDATE export_claims SET error = ? WHERE ${WINDOW} AND attempt = ?`, [
+    error,
+    ...windowParams(key),
+    attempt,
+  ]);
 }
 
 export interface ExportRequestRecord extends ExportWindowKey {
@@ -103,163 +105,146 @@ interface HistoryEntry {
   at: string;
 }
 
-/** The columns an operation's every answer (creation or status read) sets. */
-function statusFields(op: Operation) {
-  return {
-    status: op.operationStatus,
-    code: op.metadata?.code ?? null,
-    message: op.message ?? null,
-    downloadUrl: op.metadata?.downloadUrl ?? null,
-    nextDate: op.metadata?.nextDate ?? null,
-    updatedAtMs: op.updatedAtTimestamp,
-  };
+/** The columns an operation's every answer (creation or status read) sets, with their values. */
+function statusFields(op: Operation): [string, unknown][] {
+  return [
+    ['status', op.operationStatus],
+    ['code', op.metadata?.code ?? null],
+    ['message', op.message ?? null],
+    ['download_url', op.metadata?.downloadUrl ?? null],
+    ['next_date', op.metadata?.nextDate ?? null],
+    ['updated_at_ms', op.updatedAtTimestamp],
+  ];
 }
 
 /**
  * Persists a just-created operation and ties its claim to it, in one transaction: the first thing
  * done with its id. Returns the row.
  */
-export function recordExportOperation(
-  store: Store,
+export async function recordExportOperation(
+  sql: Sql,
   req: ExportRequestRecord,
   op: Operation,
   at: string,
-): ExportOperationRow {
+): Promise<ExportOperationRow> {
   const history: HistoryEntry[] = [{ status: op.operationStatus, code: op.metadata?.code, at }];
-  return store.transaction(() => {
-    store.db
-      .insert(exportOperations)
-      .values({
-        operationId: op.operationId,
-        exportName: req.exportName,
-        firstDate: req.firstDate,
-        lastDate: req.lastDate,
-        operationType: op.operationType,
-        request: JSON.stringify(req.request),
-        requestHash: req.requestHash,
-        attempt: req.attempt,
-        ...statusFields(op),
-        createdAtMs: op.createdAtTimestamp,
-        statusHistory: JSON.stringify(history),
-        followUpOf: req.followUpOf ?? null,
-        recordedAt: at,
-      })
-      .onConflictDoNothing()
-      .run();
-    store.db
-      .update(exportClaims)
-      .set({ operationId: op.operationId })
-      .where(and(windowWhere(req), eq(exportClaims.attempt, req.attempt)))
-      .run();
-    return getExportOperation(store, op.operationId) as ExportOperationRow;
+  const values: [string, unknown][] = [
+    ['operation_id', op.operationId],
+    ['export_name', req.exportName],
+    ['first_date', req.firstDate],
+    ['last_date', req.lastDate],
+    ['operation_type', op.operationType],
+    ['request', JSON.stringify(req.request)],
+    ['request_hash', req.requestHash],
+    ['attempt', req.attempt],
+    ...statusFields(op),
+    ['created_at_ms', op.createdAtTimestamp],
+    ['status_history', JSON.stringify(history)],
+    ['follow_up_of', req.followUpOf ?? null],
+    ['recorded_at', at],
+  ];
+  return sql.transaction(async (tx) => {
+    await tx.run(
+      `INSERT INTO export_operations (${values.map(([c]) => c).join(', ')})
+       VALUES (${values.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`,
+      values.map(([, v]) => v),
+    );
+    await tx.run(`UPDATE export_claims SET operation_id = ? WHERE ${WINDOW} AND attempt = ?`, [
+      op.operationId,
+      ...windowParams(req),
+      req.attempt,
+    ]);
+    return (await getExportOperation(tx, op.operationId)) as ExportOperationRow;
   });
 }
 
 /** Records a status read: counts it, appends to the history when the status or code changed. */
-export function recordExportStatus(store: Store, op: Operation, at: string): ExportOperationRow | undefined {
-  return store.transaction(() => {
-    const current = getExportOperation(store, op.operationId);
-    if (!current) return undefined;
-    const history = JSON.parse(current.statusHistory) as HistoryEntry[];
-    const last = history.at(-1);
-    if (!last || last.status !== op.operationStatus || last.code !== op.metadata?.code) {
-      history.push({ status: op.operationStatus, code: op.metadata?.code, at });
-    }
-    const changes = {
-      ...statusFields(op),
-      statusHistory: JSON.stringify(history),
-      statusReads: current.statusReads + 1,
-      polledAt: at,
-    };
-    store.db
-      .update(exportOperations)
-      .set(changes)
-      .where(eq(exportOperations.operationId, op.operationId))
-      .run();
-    return { ...current, ...changes };
-  });
+export async function recordExportStatus(
+  sql: Sql,
+  op: Operation,
+  at: string,
+): Promise<ExportOperationRow | undefined> {
+  return sql.transaction(
+    async (tx) => {
+      const current = await getExportOperation(tx, op.operationId);
+      if (!current) return undefined;
+      const history = JSON.parse(current.statusHistory) as HistoryEntry[];
+      const last = history.at(-1);
+      if (!last || last.status !== op.operationStatus || last.code !== op.metadata?.code) {
+        history.push({ status: op.operationStatus, code: op.metadata?.code, at });
+      }
+      const fields = statusFields(op);
+      const statusHistory = JSON.stringify(history);
+      const statusReads = current.statusReads + 1;
+      await tx.run(
+        `UPDATE export_operations SET ${fields.map(([c]) => `${c} = ?`).join(', ')},
+           status_history = ?, status_reads = ?, polled_at = ?
+         WHERE operation_id = ?`,
+        [...fields.map(([, v]) => v), statusHistory, statusReads, at, op.operationId],
+      );
+      return (await getExportOperation(tx, op.operationId)) as ExportOperationRow;
+    },
+    { lock: `export-operation:${op.operationId}` },
+  );
 }
 
 /** The collector stops polling an operation (still RUNNING after the timeout, or unknown upstream). */
-export function giveUpExportOperation(
-  store: Store,
+export async function giveUpExportOperation(
+  sql: Sql,
   operationId: string,
   reason: string,
   at: string,
-): ExportOperationRow | undefined {
-  store.db
-    .update(exportOperations)
-    .set({ gaveUpAt: at, message: reason })
-    .where(eq(exportOperations.operationId, operationId))
-    .run();
-  return getExportOperation(store, operationId);
+): Promise<ExportOperationRow | undefined> {
+  await sql.run('UPDATE export_operations SET gave_up_at = ?, message = ? WHERE operation_id = ?', [
+    at,
+    reason,
+    operationId,
+  ]);
+  return getExportOperation(sql, operationId);
 }
 
-export function getExportOperation(store: Store, operationId: string): ExportOperationRow | undefined {
-  return store.db.select().from(exportOperations).where(eq(exportOperations.operationId, operationId)).get();
+export function getExportOperation(sql: Sql, operationId: string): Promise<ExportOperationRow | undefined> {
+  return sql.get<ExportOperationRow>(`SELECT ${OPERATION} FROM export_operations WHERE operation_id = ?`, [
+    operationId,
+  ]);
 }
-
-const isCompleted = inArray(exportOperations.status, ['COMPLETED', 'COMPLETED_WITH_WARNING']);
 
 /**
  * Operations with work left: RUNNING ones still polled, and completed ones whose file is not
  * downloaded or not loaded yet. After a crash or a Redis loss, the scheduled pass polls them again.
  */
-export function listUnfinishedExports(store: Store): ExportOperationRow[] {
-  return store.db
-    .select({ op: exportOperations })
-    .from(exportOperations)
-    .leftJoin(exportFiles, eq(exportFiles.operationId, exportOperations.operationId))
-    .where(
-      or(
-        and(eq(exportOperations.status, 'RUNNING'), isNull(exportOperations.gaveUpAt)),
-        and(isCompleted, isNull(exportFiles.loadedAt)),
-      ),
-    )
-    .all()
-    .map((r) => r.op);
+export function listUnfinishedExports(sql: Sql): Promise<ExportOperationRow[]> {
+  return sql.all<ExportOperationRow>(
+    `SELECT ${selectList(exportOperations, 'o')} FROM export_operations o
+     LEFT JOIN export_files f ON f.operation_id = o.operation_id
+     WHERE (o.status = 'RUNNING' AND o.gave_up_at IS NULL)
+        OR (o.status IN ('COMPLETED', 'COMPLETED_WITH_WARNING') AND f.loaded_at IS NULL)`,
+  );
 }
 
 /** Truncated operations (WarnTruncatedExport) whose remainder has not been claimed yet. */
-export function listTruncatedWithoutFollowUp(store: Store): ExportOperationRow[] {
-  return store.db
-    .select()
-    .from(exportOperations)
-    .where(
-      and(
-        eq(exportOperations.status, 'COMPLETED_WITH_WARNING'),
-        eq(exportOperations.code, 'WarnTruncatedExport'),
-        sql`${exportOperations.nextDate} IS NOT NULL`,
-        sql`NOT EXISTS (SELECT 1 FROM export_claims c WHERE c.follow_up_of = ${exportOperations.operationId})`,
-      ),
-    )
-    .all();
+export function listTruncatedWithoutFollowUp(sql: Sql): Promise<ExportOperationRow[]> {
+  return sql.all<ExportOperationRow>(
+    `SELECT ${selectList(exportOperations, 'o')} FROM export_operations o
+     WHERE o.status = 'COMPLETED_WITH_WARNING' AND o.code = 'WarnTruncatedExport' AND o.next_date IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM export_claims c WHERE c.follow_up_of = o.operation_id)`,
+  );
 }
 
 /**
  * Failed tries that may be retried: FAILED with any code but ErrInvalidRequest, or given up, with
  * `attempt <= maxRetries`, and no later claim on their window yet.
  */
-export function listRetryableExports(store: Store, maxRetries: number): ExportOperationRow[] {
-  return store.db
-    .select()
-    .from(exportOperations)
-    .where(
-      and(
-        or(
-          and(
-            eq(exportOperations.status, 'FAILED'),
-            sql`coalesce(${exportOperations.code}, '') <> 'ErrInvalidRequest'`,
-          ),
-          sql`${exportOperations.gaveUpAt} IS NOT NULL`,
-        ),
-        lte(exportOperations.attempt, maxRetries),
-        sql`NOT EXISTS (SELECT 1 FROM export_claims c WHERE c.export_name = ${exportOperations.exportName}
-          AND c.first_date = ${exportOperations.firstDate} AND c.last_date = ${exportOperations.lastDate}
-          AND c.request_hash = ${exportOperations.requestHash} AND c.attempt > ${exportOperations.attempt})`,
-      ),
-    )
-    .all();
+export function listRetryableExports(sql: Sql, maxRetries: number): Promise<ExportOperationRow[]> {
+  return sql.all<ExportOperationRow>(
+    `SELECT ${selectList(exportOperations, 'o')} FROM export_operations o
+     WHERE ((o.status = 'FAILED' AND coalesce(o.code, '') <> 'ErrInvalidRequest') OR o.gave_up_at IS NOT NULL)
+       AND o.attempt <= ?
+       AND NOT EXISTS (SELECT 1 FROM export_claims c WHERE c.export_name = o.export_name
+         AND c.first_date = o.first_date AND c.last_date = o.last_date
+         AND c.request_hash = o.request_hash AND c.attempt > o.attempt)`,
+    [maxRetries],
+  );
 }
 
 export interface ExportFileRecord {
@@ -270,22 +255,20 @@ export interface ExportFileRecord {
   downloadedAt: string;
 }
 
-export function recordExportFile(store: Store, file: ExportFileRecord): void {
-  store.db
-    .insert(exportFiles)
-    .values(file)
-    .onConflictDoUpdate({
-      target: exportFiles.operationId,
-      set: { ...file, rowsLoaded: null, loadedAt: null },
-    })
-    .run();
+export async function recordExportFile(sql: Sql, file: ExportFileRecord): Promise<void> {
+  await sql.run(
+    `INSERT INTO export_files (operation_id, path, size_bytes, sha256, downloaded_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (operation_id) DO UPDATE SET path = excluded.path, size_bytes = excluded.size_bytes,
+       sha256 = excluded.sha256, downloaded_at = excluded.downloaded_at, rows_loaded = NULL, loaded_at = NULL`,
+    [file.operationId, file.path, file.sizeBytes, file.sha256, file.downloadedAt],
+  );
 }
 
-export function getExportFile(store: Store, operationId: string): ExportFileRow | undefined {
-  return store.db.select().from(exportFiles).where(eq(exportFiles.operationId, operationId)).get();
+export function getExportFile(sql: Sql, operationId: string): Promise<ExportFileRow | undefined> {
+  return sql.get<ExportFileRow>(`SELECT ${FILE} FROM export_files WHERE operation_id = ?`, [operationId]);
 }
 
 /** Forgets a downloaded file (it proved unreadable): the next poll downloads it again. */
-export function deleteExportFile(store: Store, operationId: string): void {
-  store.db.delete(exportFiles).where(eq(exportFiles.operationId, operationId)).run();
+export async function deleteExportFile(sql: Sql, operationId: string): Promise<void> {
+  await sql.run('DELETE FROM export_files WHERE operation_id = ?', [operationId]);
 }

@@ -1,7 +1,6 @@
-import { desc, eq, gte, inArray, max, sql, sum } from 'drizzle-orm';
-import { memo } from './memo.js';
-import type { Store } from './open.js';
 import { jobRuns } from './schema.js';
+import type { Sql } from './sql.js';
+import { selectList } from './tables.js';
 
 export interface JobRunResult {
   status: 'succeeded' | 'failed';
@@ -13,77 +12,57 @@ export interface JobRunResult {
 }
 
 /** Records the start of a run (status `running`, which stays if the process dies); returns its id. */
-// Drizzle types placeholders in insert values but not in update sets, hence sql`…` there.
-// Both run on every job run (10,000 no-op jobs are a benchmark figure): prepared once per store.
-export function startJobRun(store: Store, job: string, scope: string, startedAt: string): number {
-  const insert = memo(store, 'jobRuns.start', () =>
-    store.db
-      .insert(jobRuns)
-      .values({
-        job: sql.placeholder('job'),
-        scope: sql.placeholder('scope'),
-        startedAt: sql.placeholder('startedAt'),
-        status: 'running',
-      })
-      .returning({ id: jobRuns.id })
-      .prepare(),
+export async function startJobRun(sql: Sql, job: string, scope: string, startedAt: string): Promise<number> {
+  const row = await sql.get<{ id: number }>(
+    "INSERT INTO job_runs (job, scope, started_at, status) VALUES (?, ?, ?, 'running') RETURNING id",
+    [job, scope, startedAt],
   );
-  return insert.get({ job, scope, startedAt })!.id;
+  return row!.id;
 }
 
-export function finishJobRun(store: Store, id: number, result: JobRunResult): void {
-  const update = memo(store, 'jobRuns.finish', () =>
-    store.db
-      .update(jobRuns)
-      .set({
-        status: sql`${sql.placeholder('status')}`,
-        finishedAt: sql`${sql.placeholder('finishedAt')}`,
-        rowsWritten: sql`${sql.placeholder('rowsWritten')}`,
-        requests: sql`${sql.placeholder('requests')}`,
-        computeUnits: sql`${sql.placeholder('computeUnits')}`,
-        error: sql`${sql.placeholder('error')}`,
-      })
-      .where(eq(jobRuns.id, sql.placeholder('id')))
-      .prepare(),
+export async function finishJobRun(sql: Sql, id: number, result: JobRunResult): Promise<void> {
+  await sql.run(
+    `UPDATE job_runs SET status = ?, finished_at = ?, rows_written = ?, requests = ?, compute_units = ?, error = ?
+     WHERE id = ?`,
+    [
+      result.status,
+      result.finishedAt,
+      result.rowsWritten,
+      result.requests,
+      result.computeUnits,
+      result.error ?? null,
+      id,
+    ],
   );
-  update.run({ ...result, error: result.error ?? null, id });
-}
-
-export function listJobRuns(store: Store, limit = 20) {
-  return store.db.select().from(jobRuns).orderBy(desc(jobRuns.id)).limit(limit).all();
 }
 
 export type JobRunRow = typeof jobRuns.$inferSelect;
 
+const JOB_RUN_COLUMNS = selectList(jobRuns);
+
+export function listJobRuns(sql: Sql, limit = 20): Promise<JobRunRow[]> {
+  return sql.all<JobRunRow>(`SELECT ${JOB_RUN_COLUMNS} FROM job_runs ORDER BY id DESC LIMIT ?`, [limit]);
+}
+
 /** The latest run of each job that ever ran (its highest id), whatever its outcome. */
-export function listLatestJobRuns(store: Store): JobRunRow[] {
-  const latest = store.db
-    .select({ id: max(jobRuns.id) })
-    .from(jobRuns)
-    .groupBy(jobRuns.job);
-  return store.db
-    .select()
-    .from(jobRuns)
-    .where(inArray(jobRuns.id, sql`${latest}`))
-    .all();
+export function listLatestJobRuns(sql: Sql): Promise<JobRunRow[]> {
+  return sql.all<JobRunRow>(
+    `SELECT ${JOB_RUN_COLUMNS} FROM job_runs WHERE id IN (SELECT max(id) FROM job_runs GROUP BY job) ORDER BY id`,
+  );
 }
 
 /** When each job last finished successfully. */
-export function listLastSuccesses(store: Store): { job: string; finishedAt: string | null }[] {
-  return store.db
-    .select({ job: jobRuns.job, finishedAt: max(jobRuns.finishedAt) })
-    .from(jobRuns)
-    .where(eq(jobRuns.status, 'succeeded'))
-    .groupBy(jobRuns.job)
-    .all();
+export function listLastSuccesses(sql: Sql): Promise<{ job: string; finishedAt: string | null }[]> {
+  return sql.all(
+    `SELECT job, max(finished_at) AS "finishedAt" FROM job_runs WHERE status = 'succeeded' GROUP BY job`,
+  );
 }
 
-/** Compute units of the runs started at or after `since` (ISO-8601 UTC, compared as text). */
-export function sumComputeUnitsSince(store: Store, since: string): number {
-  const row = store.db
-    .select({ total: sum(jobRuns.computeUnits) })
-    .from(jobRuns)
-    .where(gte(jobRuns.startedAt, since))
-    .get();
+/** Compute units of the runs started at or after `since` (ISO-8601 UTC). */
+export async function sumComputeUnitsSince(sql: Sql, since: string): Promise<number> {
+  const row = await sql.get<{ total: number | string | null }>(
+    'SELECT sum(compute_units) AS total FROM job_runs WHERE started_at >= ?',
+    [since],
+  );
   return Number(row?.total ?? 0);
 }

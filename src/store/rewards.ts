@@ -1,8 +1,7 @@
-import { and, asc, eq, getTableColumns, gte, lt, sql } from 'drizzle-orm';
+import { getTableColumns } from 'drizzle-orm';
 import { canonicalNetwork, type HistoricalReward } from '../upstream/index.js';
-import { memo } from './memo.js';
-import type { Store } from './open.js';
 import { rewardAddresses, rewardPrices, rewards } from './schema.js';
+import type { Sql } from './sql.js';
 import { createUpsert } from './upsert.js';
 
 type Row = typeof rewards.$inferInsert;
@@ -58,42 +57,38 @@ export function rewardPriceRow(
   };
 }
 
+const upsert = createUpsert(rewards, {
+  key: ['network', 'utxoId'],
+  update: updateColumns,
+  touch: 'lastSeenAt',
+});
+const upsertPrices = createUpsert(rewardPrices, {
+  key: ['network', 'utxoId', 'currency'],
+  update: ['value', 'fetchedAt'],
+  compare: ['value'],
+});
+const link = createUpsert(rewardAddresses, { key: ['network', 'utxoId', 'address'], update: [] });
+
 /**
- * Upserts a page of rewards, their prices and their address links; returns the rows of `rewards`
- * and `reward_prices` that were new or changed. Prices are kept per currency: a price, once known,
- * is never erased (a later answer without one writes no price row), and collecting in another
- * currency adds that currency's prices beside the first's.
+ * Upserts a page of rewards, their prices and their address links through `sql` (the page's
+ * transaction); returns the rows of `rewards` and `reward_prices` that were new or changed. Prices
+ * are kept per currency: a price, once known, is never erased (a later answer without one writes no
+ * price row), and collecting in another currency adds that currency's prices beside the first's.
  */
-export function upsertRewards(
-  store: Store,
+export async function upsertRewards(
+  sql: Sql,
   network: string,
   items: readonly HistoricalReward[],
   seenAt: string,
-): number {
+): Promise<number> {
   if (items.length === 0) return 0;
-  const upsert = memo(store, 'rewards.upsert', () =>
-    createUpsert(store.sqlite, rewards, {
-      key: ['network', 'utxoId'],
-      update: updateColumns,
-      touch: 'lastSeenAt',
-    }),
-  );
-  const upsertPrices = memo(store, 'rewards.prices', () =>
-    createUpsert(store.sqlite, rewardPrices, {
-      key: ['network', 'utxoId', 'currency'],
-      update: ['value', 'fetchedAt'],
-      compare: ['value'],
-    }),
-  );
-  const link = memo(store, 'rewards.addresses', () =>
-    createUpsert(store.sqlite, rewardAddresses, { key: ['network', 'utxoId', 'address'], update: [] }),
-  );
   const net = canonicalNetwork(network);
   const rows = items.map((r) => rewardRow(r, network, seenAt));
-  const written = upsert(rows);
+  const written = await upsert(sql, rows);
   const prices = items.flatMap((r) => rewardPriceRow(r, network, seenAt) ?? []);
-  const pricesWritten = upsertPrices(prices);
-  link(
+  const pricesWritten = await upsertPrices(sql, prices);
+  await link(
+    sql,
     items.flatMap((r) =>
       r.addresses.map((address) => ({ network: net, utxoId: r.utxoId, address: bareAddress(address) })),
     ),
@@ -117,51 +112,32 @@ export interface PricedReward {
 }
 
 /** Rewards of `network` that ended in [fromSec, untilSec), oldest first, priced in `currency`. */
-export function listPricedRewards(
-  store: Store,
+export async function listPricedRewards(
+  sql: Sql,
   network: string,
   currency: string,
   fromSec: number,
   untilSec: number,
-): PricedReward[] {
+): Promise<PricedReward[]> {
   const net = canonicalNetwork(network);
-  const inRange = and(
-    eq(rewards.network, net),
-    gte(rewards.endTimestamp, fromSec),
-    lt(rewards.endTimestamp, untilSec),
+  const rows = await sql.all<Omit<PricedReward, 'addresses'>>(
+    `SELECT r.utxo_id AS "utxoId", r.node_id AS "nodeId", r.reward_type AS "rewardType",
+       r.end_timestamp AS "endTimestamp", CAST(r.amount AS TEXT) AS amount,
+       r.asset_denomination AS "assetDenomination", CAST(p.value AS TEXT) AS price
+     FROM rewards r
+     LEFT JOIN reward_prices p ON p.network = r.network AND p.utxo_id = r.utxo_id AND p.currency = ?
+     WHERE r.network = ? AND r.end_timestamp >= ? AND r.end_timestamp < ?
+     ORDER BY r.end_timestamp, r.utxo_id`,
+    [currency, net, fromSec, untilSec],
   );
-  const rows = store.db
-    .select({
-      utxoId: rewards.utxoId,
-      nodeId: rewards.nodeId,
-      rewardType: rewards.rewardType,
-      endTimestamp: rewards.endTimestamp,
-      amount: rewards.amount,
-      assetDenomination: rewards.assetDenomination,
-      price: rewardPrices.value,
-    })
-    .from(rewards)
-    .leftJoin(
-      rewardPrices,
-      and(
-        eq(rewardPrices.network, rewards.network),
-        eq(rewardPrices.utxoId, rewards.utxoId),
-        eq(rewardPrices.currency, currency),
-      ),
-    )
-    .where(inRange)
-    .orderBy(asc(rewards.endTimestamp), asc(rewards.utxoId))
-    .all();
-  const links = store.db
-    .select({ utxoId: rewardAddresses.utxoId, address: rewardAddresses.address })
-    .from(rewardAddresses)
-    .innerJoin(
-      rewards,
-      and(eq(rewards.network, rewardAddresses.network), eq(rewards.utxoId, rewardAddresses.utxoId)),
-    )
-    .where(inRange)
-    .orderBy(asc(rewardAddresses.address))
-    .all();
+  const links = await sql.all<{ utxoId: string; address: string }>(
+    `SELECT a.utxo_id AS "utxoId", a.address
+     FROM reward_addresses a
+     JOIN rewards r ON r.network = a.network AND r.utxo_id = a.utxo_id
+     WHERE r.network = ? AND r.end_timestamp >= ? AND r.end_timestamp < ?
+     ORDER BY a.address`,
+    [net, fromSec, untilSec],
+  );
   const addresses = new Map<string, string[]>();
   for (const l of links) {
     const list = addresses.get(l.utxoId) ?? [];
@@ -172,32 +148,20 @@ export function listPricedRewards(
 }
 
 /** The currencies prices were collected in on `network`, sorted. */
-export function listPriceCurrencies(store: Store, network: string): string[] {
-  return store.db
-    .selectDistinct({ currency: rewardPrices.currency })
-    .from(rewardPrices)
-    .where(eq(rewardPrices.network, canonicalNetwork(network)))
-    .orderBy(asc(rewardPrices.currency))
-    .all()
-    .map((r) => r.currency);
+export async function listPriceCurrencies(sql: Sql, network: string): Promise<string[]> {
+  const rows = await sql.all<{ currency: string }>(
+    'SELECT DISTINCT currency FROM reward_prices WHERE network = ? ORDER BY currency',
+    [canonicalNetwork(network)],
+  );
+  return rows.map((r) => r.currency);
 }
 
 /** True when a stored reward of `network` belongs to the address or is paid for the node id. */
-export function hasRewardsFor(store: Store, network: string, addressOrNodeId: string): boolean {
+export async function hasRewardsFor(sql: Sql, network: string, addressOrNodeId: string): Promise<boolean> {
   const net = canonicalNetwork(network);
   const id = bareAddress(addressOrNodeId);
   const found = id.startsWith('NodeID-')
-    ? store.db
-        .select({ one: sql<number>`1` })
-        .from(rewards)
-        .where(and(eq(rewards.network, net), eq(rewards.nodeId, id)))
-        .limit(1)
-        .get()
-    : store.db
-        .select({ one: sql<number>`1` })
-        .from(rewardAddresses)
-        .where(and(eq(rewardAddresses.network, net), eq(rewardAddresses.address, id)))
-        .limit(1)
-        .get();
+    ? await sql.get('SELECT 1 FROM rewards WHERE network = ? AND node_id = ? LIMIT 1', [net, id])
+    : await sql.get('SELECT 1 FROM reward_addresses WHERE network = ? AND address = ? LIMIT 1', [net, id]);
   return found !== undefined;
 }

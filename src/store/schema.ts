@@ -372,7 +372,7 @@ export const syncState = sqliteTable(
 
 /*
  * Summaries for the metrics endpoint (docs/metrics.md): a scrape reads a few rows of these instead
- * of aggregating the big tables. The triggers of drizzle/*_metrics_summaries.sql keep
+ * of aggregating the big tables. The triggers of drizzle/<dialect>/*_metrics_summaries.sql keep
  * transaction, reward, usage and job summaries current in the same transaction as the rows they
  * count; export summaries are refreshed after each exports run (src/store/summaries.ts).
  */

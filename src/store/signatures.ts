@@ -1,39 +1,35 @@
-import { and, eq, inArray } from 'drizzle-orm';
 import { canonicalNetwork } from '../upstream/index.js';
-import { memo } from './memo.js';
-import type { Store } from './open.js';
 import { signatures } from './schema.js';
+import type { Sql } from './sql.js';
 import { createUpsert } from './upsert.js';
 
 /** Which of `txHashes` already have a stored signature on `network`. */
-export function findStoredSignatures(
-  store: Store,
+export async function findStoredSignatures(
+  sql: Sql,
   network: string,
   txHashes: readonly string[],
-): Set<string> {
+): Promise<Set<string>> {
   if (txHashes.length === 0) return new Set();
-  const rows = store.db
-    .select({ txHash: signatures.txHash })
-    .from(signatures)
-    .where(and(eq(signatures.network, canonicalNetwork(network)), inArray(signatures.txHash, [...txHashes])))
-    .all();
+  const rows = await sql.all<{ txHash: string }>(
+    `SELECT tx_hash AS "txHash" FROM signatures WHERE network = ? AND tx_hash IN (${txHashes.map(() => '?').join(',')})`,
+    [canonicalNetwork(network), ...txHashes],
+  );
   return new Set(rows.map((r) => r.txHash));
 }
 
+const upsert = createUpsert(signatures, {
+  key: ['network', 'txHash'],
+  update: ['signedMessage', 'fetchedAt'],
+  compare: ['signedMessage'],
+});
+
 /** Stores (or replaces, if it changed) the aggregated signature of a transaction; returns 1 if written. */
 export function upsertSignature(
-  store: Store,
+  sql: Sql,
   network: string,
   txHash: string,
   signedMessage: string,
   fetchedAt: string,
-): number {
-  const upsert = memo(store, 'signatures.upsert', () =>
-    createUpsert(store.sqlite, signatures, {
-      key: ['network', 'txHash'],
-      update: ['signedMessage', 'fetchedAt'],
-      compare: ['signedMessage'],
-    }),
-  );
-  return upsert([{ network: canonicalNetwork(network), txHash, signedMessage, fetchedAt }]);
+): Promise<number> {
+  return upsert(sql, [{ network: canonicalNetwork(network), txHash, signedMessage, fetchedAt }]);
 }

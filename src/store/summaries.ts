@@ -1,28 +1,24 @@
 /**
- * The metrics summaries (schema.ts, drizzle/*_metrics_summaries.sql). Reads: every one costs a few
+ * The metrics summaries (schema.ts, drizzle/<dialect>/*_metrics_summaries.sql). Reads: every one costs a few
  * index lookups, whatever the size of the big tables, because a scrape calls them. Writers: the
  * transactions page summary (called by `upsertTransactions`), the export summaries (after an
  * exports run) and the rebuild; never during a scrape.
  */
-import { memo } from './memo.js';
-import type { Store } from './open.js';
 import type { supplySnapshots } from './schema.js';
+import type { Sql } from './sql.js';
 
 /** The newest snapshot's values (the row without its fetch time). */
 export type LatestSupply = Omit<typeof supplySnapshots.$inferSelect, 'fetchedAt'>;
 
 /** The newest supply snapshot (by `last_updated`, the primary key: one index step). */
-export function readLatestSupply(store: Store): LatestSupply | undefined {
-  const stmt = memo(store, 'summaries.supply', () =>
-    store.sqlite.prepare(
-      `SELECT last_updated AS lastUpdated, circulating_supply AS circulatingSupply, total_supply AS totalSupply,
-        total_p_burned AS totalPBurned, total_c_burned AS totalCBurned, total_x_burned AS totalXBurned,
-        total_staked AS totalStaked, total_locked AS totalLocked, total_rewards AS totalRewards,
-        genesis_unlock AS genesisUnlock, l1_validator_fees AS l1ValidatorFees
+export function readLatestSupply(sql: Sql): Promise<LatestSupply | undefined> {
+  return sql.get<LatestSupply>(
+    `SELECT last_updated AS "lastUpdated", circulating_supply AS "circulatingSupply", total_supply AS "totalSupply",
+        total_p_burned AS "totalPBurned", total_c_burned AS "totalCBurned", total_x_burned AS "totalXBurned",
+        total_staked AS "totalStaked", total_locked AS "totalLocked", total_rewards AS "totalRewards",
+        genesis_unlock AS "genesisUnlock", l1_validator_fees AS "l1ValidatorFees"
        FROM supply_snapshots ORDER BY last_updated DESC LIMIT 1`,
-    ),
   );
-  return stmt.get() as LatestSupply | undefined;
 }
 
 export interface TransactionSummary {
@@ -36,53 +32,82 @@ export interface TransactionSummary {
  * Writes a page of transactions with `write` and adds it to transaction_summaries: the rows not
  * stored yet are counted per (network, chain) before the write, and the newest block time is taken
  * over the page (a re-org moves a transaction to a later block). Call it inside the page's
- * transaction. Costs one primary-key lookup per row and one small upsert per chain of the page
- * (about 0.05 ms per page of 100, where a trigger costs a statement journal per row).
+ * transaction. SQLite: one primary-key lookup per row and one small upsert per chain of the page
+ * (about 0.05 ms per page of 100, where a trigger costs a statement journal per row); its write
+ * lock makes the count exact. PostgreSQL: one lookup for the page, under a lock per network, since
+ * two hosts may write the same transaction (the streams of two statuses) at once.
  */
-export function withTransactionSummary<T>(
-  store: Store,
+export async function withTransactionSummary<T>(
+  sql: Sql,
   rows: readonly { network: string; chainId: string; txHash: string; blockTimestamp: number }[],
-  write: () => T,
-): T {
-  const exists = memo(store, 'summaries.txExists', () =>
-    store.sqlite.prepare('SELECT 1 FROM transactions WHERE chain_id = ? AND tx_hash = ?').pluck(),
-  );
-  const add = memo(store, 'summaries.txAdd', () =>
-    store.sqlite.prepare(
+  write: () => Promise<T>,
+): Promise<T> {
+  const perChain = new Map<string, { network: string; chainId: string; fresh: number; newest: number }>();
+  for (const row of rows) {
+    const key = `${row.network}\n${row.chainId}`;
+    const chain = perChain.get(key);
+    if (!chain)
+      perChain.set(key, { network: row.network, chainId: row.chainId, fresh: 0, newest: row.blockTimestamp });
+    else if (row.blockTimestamp > chain.newest) chain.newest = row.blockTimestamp;
+  }
+  const stored = await storedTransactions(sql, rows);
+  // A page may hold a row twice: count it once.
+  const seen = new Set<string>();
+  for (const row of rows) {
+    const id = `${row.chainId}\n${row.txHash}`;
+    if (!seen.has(id) && !stored.has(id)) perChain.get(`${row.network}\n${row.chainId}`)!.fresh++;
+    seen.add(id);
+  }
+  const result = await write();
+  const newest = sql.dialect === 'postgres' ? 'greatest' : 'max';
+  for (const c of perChain.values()) {
+    await sql.run(
       `INSERT INTO transaction_summaries (network, chain_id, transactions, newest_block_timestamp)
        VALUES (?, ?, ?, ?)
        ON CONFLICT (network, chain_id) DO UPDATE SET
-         transactions = transactions + excluded.transactions,
-         newest_block_timestamp = max(newest_block_timestamp, excluded.newest_block_timestamp)`,
-    ),
-  );
-  const perChain = new Map<string, { network: string; chainId: string; fresh: number; newest: number }>();
-  const seen = new Set<string>();
-  for (const row of rows) {
-    const key = `${row.network}\n${row.chainId}`;
-    let chain = perChain.get(key);
-    if (!chain) {
-      chain = { network: row.network, chainId: row.chainId, fresh: 0, newest: row.blockTimestamp };
-      perChain.set(key, chain);
-    }
-    // A page may hold a row twice: count it once.
-    const id = `${row.chainId}\n${row.txHash}`;
-    if (!seen.has(id) && exists.get(row.chainId, row.txHash) === undefined) chain.fresh++;
-    seen.add(id);
-    if (row.blockTimestamp > chain.newest) chain.newest = row.blockTimestamp;
+         transactions = transaction_summaries.transactions + excluded.transactions,
+         newest_block_timestamp = ${newest}(transaction_summaries.newest_block_timestamp, excluded.newest_block_timestamp)`,
+      [c.network, c.chainId, c.fresh, c.newest],
+    );
   }
-  const result = write();
-  for (const c of perChain.values()) add.run(c.network, c.chainId, c.fresh, c.newest);
   return result;
+}
+
+/** Which of the rows' (chain_id, tx_hash) are stored already, as `chain\nhash`. */
+async function storedTransactions(
+  sql: Sql,
+  rows: readonly { network: string; chainId: string; txHash: string }[],
+): Promise<Set<string>> {
+  const found = new Set<string>();
+  if (sql.dialect === 'sqlite') {
+    // One prepared primary-key lookup per row beats a statement of a page's size.
+    for (const row of rows) {
+      const hit = await sql.get('SELECT 1 FROM transactions WHERE chain_id = ? AND tx_hash = ?', [
+        row.chainId,
+        row.txHash,
+      ]);
+      if (hit) found.add(`${row.chainId}\n${row.txHash}`);
+    }
+    return found;
+  }
+  for (const network of new Set(rows.map((r) => r.network)))
+    await sql.lock(`transaction-summaries:${network}`);
+  const keys = rows.map(() => '(?, ?)').join(',');
+  const existing = await sql.all<{ chainId: string; txHash: string }>(
+    `SELECT chain_id AS "chainId", tx_hash AS "txHash" FROM transactions WHERE (chain_id, tx_hash) IN (${keys})`,
+    rows.flatMap((r) => [r.chainId, r.txHash]),
+  );
+  for (const row of existing) found.add(`${row.chainId}\n${row.txHash}`);
+  return found;
 }
 
 /**
  * Recounts transaction_summaries from the transactions table: a full scan, for rows written by
  * other means than `upsertTransactions` (a restore, a bulk load), never on a scrape.
  */
-export function rebuildTransactionSummaries(store: Store): void {
-  store.transaction(() => {
-    store.sqlite.exec(`
+export async function rebuildTransactionSummaries(sql: Sql): Promise<void> {
+  await sql.transaction(async (tx) => {
+    await tx.exec(`
       DELETE FROM transaction_summaries;
       INSERT INTO transaction_summaries (network, chain_id, transactions, newest_block_timestamp)
       SELECT network, chain_id, count(*), max(block_timestamp) FROM transactions GROUP BY network, chain_id;
@@ -91,14 +116,11 @@ export function rebuildTransactionSummaries(store: Store): void {
 }
 
 /** One row per (network, chain) ever stored. */
-export function readTransactionSummaries(store: Store): TransactionSummary[] {
-  const stmt = memo(store, 'summaries.transactions', () =>
-    store.sqlite.prepare(
-      `SELECT network, chain_id AS chainId, transactions, newest_block_timestamp AS newestBlockTimestamp
-       FROM transaction_summaries WHERE transactions > 0 ORDER BY network, chain_id`,
-    ),
+export function readTransactionSummaries(sql: Sql): Promise<TransactionSummary[]> {
+  return sql.all<TransactionSummary>(
+    `SELECT network, chain_id AS "chainId", transactions, newest_block_timestamp AS "newestBlockTimestamp"
+     FROM transaction_summaries WHERE transactions > 0 ORDER BY network, chain_id`,
   );
-  return stmt.all() as TransactionSummary[];
 }
 
 export type RewardSubjectKind = 'address' | 'node_id';
@@ -120,32 +142,29 @@ export interface RewardTotals {
  * Reward totals of the given subjects (addresses without a chain prefix, node ids) on a network,
  * valued in `currency`: one primary-key range per subject, one statement per kind.
  */
-export function readRewardTotals(
-  store: Store,
+export async function readRewardTotals(
+  sql: Sql,
   network: string,
   currency: string,
   subjects: readonly { kind: RewardSubjectKind; subject: string }[],
-): RewardTotals[] {
-  const stmt = memo(store, 'summaries.rewards', () =>
-    store.sqlite.prepare(
-      `SELECT s.subject, s.reward_type AS rewardType, s.rewards, CAST(s.amount AS TEXT) AS amount,
-         coalesce(v.value, 0.0) AS value, s.newest_end_timestamp AS newestEndTimestamp
-       FROM reward_summaries s
-       LEFT JOIN reward_value_summaries v ON v.network = s.network AND v.subject_kind = s.subject_kind
-         AND v.subject = s.subject AND v.reward_type = s.reward_type AND v.currency = ?
-       WHERE s.network = ? AND s.subject_kind = ? AND s.subject IN (SELECT value FROM json_each(?)) AND s.rewards > 0`,
-    ),
-  );
+): Promise<RewardTotals[]> {
+  // A list parameter: a JSON array for SQLite's json_each, an array for PostgreSQL's ANY.
+  const inList =
+    sql.dialect === 'postgres' ? 's.subject = ANY(?)' : 's.subject IN (SELECT value FROM json_each(?))';
   const out: RewardTotals[] = [];
   for (const kind of ['address', 'node_id'] as const) {
     const ofKind = subjects.filter((s) => s.kind === kind).map((s) => s.subject);
     if (ofKind.length === 0) continue;
-    for (const row of stmt.all(currency, network, kind, JSON.stringify(ofKind)) as Omit<
-      RewardTotals,
-      'subjectKind'
-    >[]) {
-      out.push({ ...row, subjectKind: kind });
-    }
+    const rows = await sql.all<Omit<RewardTotals, 'subjectKind'>>(
+      `SELECT s.subject, s.reward_type AS "rewardType", s.rewards, CAST(s.amount AS TEXT) AS amount,
+         coalesce(v.value, 0.0) AS value, s.newest_end_timestamp AS "newestEndTimestamp"
+       FROM reward_summaries s
+       LEFT JOIN reward_value_summaries v ON v.network = s.network AND v.subject_kind = s.subject_kind
+         AND v.subject = s.subject AND v.reward_type = s.reward_type AND v.currency = ?
+       WHERE s.network = ? AND s.subject_kind = ? AND ${inList} AND s.rewards > 0`,
+      [currency, network, kind, sql.dialect === 'postgres' ? ofKind : JSON.stringify(ofKind)],
+    );
+    for (const row of rows) out.push({ ...row, subjectKind: kind });
   }
   return out;
 }
@@ -166,30 +185,30 @@ export interface UsageBucketRow {
 }
 
 /** Every row of the newest bucket of every usage-metrics series (a primary-key range per series). */
-export function readLatestUsageBuckets(store: Store): UsageBucketRow[] {
-  const stmt = memo(store, 'summaries.usage', () =>
-    store.sqlite.prepare(
-      `SELECT u.source, u.scope, u.time_interval AS timeInterval, u.group_by AS groupBy,
-         u.bucket_timestamp AS bucketTimestamp, u.group_value AS groupValue,
-         u.total_requests AS totalRequests, u.api_credits_used AS apiCreditsUsed,
-         u.api_credits_wasted AS apiCreditsWasted, u.success_rate_percent AS successRatePercent,
-         u.median_response_time_msecs AS medianResponseTimeMsecs, u.invalid_requests AS invalidRequests
-       FROM usage_summaries s
-       JOIN usage_metrics u ON u.source = s.source AND u.scope = s.scope AND u.time_interval = s.time_interval
-         AND u.group_by = s.group_by AND u.bucket_timestamp = s.latest_bucket_timestamp
-       ORDER BY u.source, u.scope, u.time_interval, u.group_by, u.total_requests DESC, u.group_value`,
-    ),
+export function readLatestUsageBuckets(sql: Sql): Promise<UsageBucketRow[]> {
+  return sql.all<UsageBucketRow>(
+    `SELECT u.source, u.scope, u.time_interval AS "timeInterval", u.group_by AS "groupBy",
+       u.bucket_timestamp AS "bucketTimestamp", u.group_value AS "groupValue",
+       u.total_requests AS "totalRequests", u.api_credits_used AS "apiCreditsUsed",
+       u.api_credits_wasted AS "apiCreditsWasted", u.success_rate_percent AS "successRatePercent",
+       u.median_response_time_msecs AS "medianResponseTimeMsecs", u.invalid_requests AS "invalidRequests"
+     FROM usage_summaries s
+     JOIN usage_metrics u ON u.source = s.source AND u.scope = s.scope AND u.time_interval = s.time_interval
+       AND u.group_by = s.group_by AND u.bucket_timestamp = s.latest_bucket_timestamp
+     ORDER BY u.source, u.scope, u.time_interval, u.group_by, u.total_requests DESC, u.group_value`,
   );
-  return stmt.all() as UsageBucketRow[];
 }
 
 /** How many of `txHashes` have a stored signature on `network` (one primary-key lookup each). */
-export function countStoredSignatures(store: Store, network: string, txHashes: readonly string[]): number {
-  const stmt = memo(store, 'summaries.signature', () =>
-    store.sqlite.prepare('SELECT 1 FROM signatures WHERE network = ? AND tx_hash = ?').pluck(),
-  );
+export async function countStoredSignatures(
+  sql: Sql,
+  network: string,
+  txHashes: readonly string[],
+): Promise<number> {
   let found = 0;
-  for (const hash of new Set(txHashes)) if (stmt.get(network, hash) !== undefined) found++;
+  for (const hash of new Set(txHashes)) {
+    if (await sql.get('SELECT 1 FROM signatures WHERE network = ? AND tx_hash = ?', [network, hash])) found++;
+  }
   return found;
 }
 
@@ -201,15 +220,12 @@ export interface JobSummary {
   lastSuccessAt: string | null;
 }
 
-export function readJobSummaries(store: Store): JobSummary[] {
-  const stmt = memo(store, 'summaries.jobs', () =>
-    store.sqlite.prepare(
-      `SELECT job, last_status AS lastStatus, last_started_at AS lastStartedAt,
-         last_finished_at AS lastFinishedAt, last_success_at AS lastSuccessAt
-       FROM job_summaries ORDER BY job`,
-    ),
+export function readJobSummaries(sql: Sql): Promise<JobSummary[]> {
+  return sql.all<JobSummary>(
+    `SELECT job, last_status AS "lastStatus", last_started_at AS "lastStartedAt",
+       last_finished_at AS "lastFinishedAt", last_success_at AS "lastSuccessAt"
+     FROM job_summaries ORDER BY job`,
   );
-  return stmt.all() as JobSummary[];
 }
 
 export interface ExportSummary {
@@ -223,24 +239,18 @@ export interface ExportSummary {
   statuses: Record<string, number>;
 }
 
-export function readExportSummaries(store: Store): ExportSummary[] {
-  const summaries = memo(store, 'summaries.exports', () =>
-    store.sqlite.prepare(
-      `SELECT export_name AS exportName, latest_status AS latestStatus, bytes_downloaded AS bytesDownloaded,
-         files_downloaded AS filesDownloaded, rows_loaded AS rowsLoaded, last_completed_at_ms AS lastCompletedAtMs
-       FROM export_summaries ORDER BY export_name`,
-    ),
-  );
-  const counts = memo(store, 'summaries.exportStatuses', () =>
-    store.sqlite.prepare(
-      'SELECT export_name AS exportName, status, operations FROM export_status_counts ORDER BY export_name, status',
-    ),
-  );
+export async function readExportSummaries(sql: Sql): Promise<ExportSummary[]> {
   const byName = new Map<string, ExportSummary>();
-  for (const row of summaries.all() as Omit<ExportSummary, 'statuses'>[]) {
-    byName.set(row.exportName, { ...row, statuses: {} });
-  }
-  for (const row of counts.all() as { exportName: string; status: string; operations: number }[]) {
+  const summaries = await sql.all<Omit<ExportSummary, 'statuses'>>(
+    `SELECT export_name AS "exportName", latest_status AS "latestStatus", bytes_downloaded AS "bytesDownloaded",
+       files_downloaded AS "filesDownloaded", rows_loaded AS "rowsLoaded", last_completed_at_ms AS "lastCompletedAtMs"
+     FROM export_summaries ORDER BY export_name`,
+  );
+  for (const row of summaries) byName.set(row.exportName, { ...row, statuses: {} });
+  const counts = await sql.all<{ exportName: string; status: string; operations: number }>(
+    'SELECT export_name AS "exportName", status, operations FROM export_status_counts ORDER BY export_name, status',
+  );
+  for (const row of counts) {
     const summary = byName.get(row.exportName);
     if (summary) summary.statuses[row.status] = row.operations;
   }
@@ -251,11 +261,13 @@ export function readExportSummaries(store: Store): ExportSummary[] {
  * Recomputes the export summaries from export_operations and export_files, in one transaction:
  * operations per status, the newest one's status, bytes downloaded, rows loaded (files whose load
  * finished), the newest completion. Their size is one row per operation (a few per definition and
- * day), and this runs after an exports run (and at start-up), not on a scrape.
+ * day), and this runs after an exports run (and at start-up), not on a scrape. Two at once (two
+ * hosts) take turns.
  */
-export function refreshExportSummaries(store: Store): void {
-  store.transaction(() => {
-    store.sqlite.exec(`
+export async function refreshExportSummaries(sql: Sql): Promise<void> {
+  await sql.transaction(
+    async (tx) => {
+      await tx.exec(`
       DELETE FROM export_status_counts;
       INSERT INTO export_status_counts (export_name, status, operations)
       SELECT export_name, ${EFFECTIVE_STATUS}, count(*) FROM export_operations GROUP BY 1, 2;
@@ -271,7 +283,9 @@ export function refreshExportSummaries(store: Store): void {
       FROM export_operations o LEFT JOIN export_files f ON f.operation_id = o.operation_id
       GROUP BY o.export_name;
     `);
-  });
+    },
+    { lock: 'export-summaries' },
+  );
 }
 
 /** The API's status, or GAVE_UP for a RUNNING operation the collector stopped polling (its `timeout`). */

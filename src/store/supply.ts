@@ -1,15 +1,13 @@
 import type { Supply } from '../upstream/index.js';
-import { memo } from './memo.js';
-import type { Store } from './open.js';
 import { supplySnapshots } from './schema.js';
+import type { Sql } from './sql.js';
 import { createUpsert } from './upsert.js';
 
+const insert = createUpsert(supplySnapshots, { key: ['lastUpdated'], update: [] });
+
 /** Stores a supply answer once per distinct `lastUpdated`; returns 1 when it was new. */
-export function insertSupplySnapshot(store: Store, supply: Supply, fetchedAt: string): number {
-  const insert = memo(store, 'supply.insert', () =>
-    createUpsert(store.sqlite, supplySnapshots, { key: ['lastUpdated'], update: [] }),
-  );
-  return insert([
+export function insertSupplySnapshot(sql: Sql, supply: Supply, fetchedAt: string): Promise<number> {
+  return insert(sql, [
     {
       lastUpdated: supply.lastUpdated,
       circulatingSupply: supply.circulatingSupply,

@@ -1,18 +1,31 @@
-import { getTableName, is } from 'drizzle-orm';
+import { getTableColumns, getTableName, is } from 'drizzle-orm';
 import { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { Store } from './open.js';
 import * as schema from './schema.js';
+import type { Sql } from './sql.js';
 
 /** Every table of the schema, in the order schema.ts declares them. */
 export function schemaTables(): SQLiteTable[] {
   return (Object.values(schema) as unknown[]).filter((value): value is SQLiteTable => is(value, SQLiteTable));
 }
 
-/** Rows per table (a full count: SQLite keeps no row count, so this reads each table's smallest index). */
-export function countRowsPerTable(store: Store): { table: string; rows: number }[] {
-  return schemaTables().map((table) => {
+/** Rows per table (a full count: neither database keeps an exact row count). */
+export async function countRowsPerTable(sql: Sql): Promise<{ table: string; rows: number }[]> {
+  const out: { table: string; rows: number }[] = [];
+  for (const table of schemaTables()) {
     const name = getTableName(table);
-    const row = store.sqlite.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number };
-    return { table: name, rows: row.n };
-  });
+    const row = await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM "${name}"`);
+    out.push({ table: name, rows: Number(row?.n ?? 0) });
+  }
+  return out;
+}
+
+/**
+ * A select list of every column of `table` under its TypeScript name (`"operation_id" AS
+ * "operationId"`), so a row comes back as Drizzle's `$inferSelect`; `alias` qualifies the columns.
+ */
+export function selectList(table: SQLiteTable, alias?: string): string {
+  const prefix = alias ? `${alias}.` : '';
+  return Object.entries(getTableColumns(table))
+    .map(([prop, column]) => `${prefix}"${column.name}" AS "${prop}"`)
+    .join(', ');
 }

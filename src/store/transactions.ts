@@ -1,8 +1,7 @@
 import { getTableColumns } from 'drizzle-orm';
 import { canonicalNetwork, type Transaction } from '../upstream/index.js';
-import { memo } from './memo.js';
-import type { Store } from './open.js';
 import { transactions } from './schema.js';
+import type { Sql } from './sql.js';
 import { withTransactionSummary } from './summaries.js';
 import { createUpsert } from './upsert.js';
 
@@ -48,25 +47,25 @@ const contentColumns = (Object.keys(getTableColumns(transactions)) as (keyof Row
   (c) => !['chainId', 'txHash', 'firstSeenAt', 'lastSeenAt'].includes(c),
 );
 
+const upsert = createUpsert(transactions, {
+  key: ['chainId', 'txHash'],
+  update: contentColumns,
+  touch: 'lastSeenAt',
+});
+
 /**
- * Upserts a page of transactions; returns how many rows were new or changed (a re-org can move a
- * transaction to another block). Rows seen again unchanged only get `last_seen_at`.
+ * Upserts a page of transactions through `sql` (the page's transaction); returns how many rows were
+ * new or changed (a re-org can move a transaction to another block). Rows seen again unchanged only
+ * get `last_seen_at`.
  */
-export function upsertTransactions(
-  store: Store,
+export async function upsertTransactions(
+  sql: Sql,
   network: string,
   txs: readonly Transaction[],
   seenAt: string,
-): number {
+): Promise<number> {
   if (txs.length === 0) return 0;
-  const upsert = memo(store, 'transactions.upsert', () =>
-    createUpsert(store.sqlite, transactions, {
-      key: ['chainId', 'txHash'],
-      update: contentColumns,
-      touch: 'lastSeenAt',
-    }),
-  );
   const rows: Row[] = new Array(txs.length);
   for (let i = 0; i < txs.length; i++) rows[i] = transactionRow(txs[i]!, network, seenAt);
-  return withTransactionSummary(store, rows, () => upsert(rows));
+  return withTransactionSummary(sql, rows, () => upsert(sql, rows));
 }

@@ -1,10 +1,12 @@
 import type Database from 'better-sqlite3';
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { Sql } from './sql.js';
+import { sqliteConnection } from './sqlite.js';
 
 /**
- * An upsert for one table, built once from its Drizzle definition and kept as prepared statements:
- * this is the hot path that the benchmark compares with a raw better-sqlite3 insert.
+ * An upsert for one table, built once from its Drizzle definition (the column names, which both
+ * dialects share): this is the hot path that the benchmark compares with raw inserts.
  *
  * - `key`: the natural key (the conflict target).
  * - `update`: columns refreshed on conflict (default: all but the key and `touch`); the row only
@@ -14,11 +16,15 @@ import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
  *   changed or not, without counting it as written. A new row already carries it, so it is not
  *   written twice.
  *
- * Rows go one prepared single-row statement each, inside the caller's transaction: a multi-row
+ * SQLite: one prepared single-row statement per row, inside the caller's transaction: a multi-row
  * `INSERT … VALUES (…),(…) ON CONFLICT` needs a statement journal (it may have to undo part of
  * itself), which spills to a temporary file and writes about half as much again as the rows; a
- * single-row statement needs none, so a page writes what a raw insert of it writes. The per-call
- * cost of better-sqlite3 (about a microsecond) is far below the write itself.
+ * single-row statement needs none, and the per-call cost of better-sqlite3 (about a microsecond) is
+ * far below the write itself.
+ *
+ * PostgreSQL: one multi-row statement per page (a round trip per row would cost more than the
+ * write), and one `UPDATE` for the rows only touched. A statement cannot upsert the same key twice,
+ * so a page that holds a key twice keeps its last row, as the single-row statements would.
  */
 export interface UpsertSpec<T extends SQLiteTable> {
   key: (keyof T['$inferInsert'] & string)[];
@@ -29,14 +35,13 @@ export interface UpsertSpec<T extends SQLiteTable> {
   touch?: keyof T['$inferInsert'] & string;
 }
 
-/** Writes `rows`; returns how many were new or changed (not those only touched). */
-export type Upsert<T extends SQLiteTable> = (rows: readonly T['$inferInsert'][]) => number;
+/** Writes `rows` through `sql` (the page's transaction); returns how many were new or changed (not those only touched). */
+export type Upsert<T extends SQLiteTable> = (sql: Sql, rows: readonly T['$inferInsert'][]) => Promise<number>;
 
-export function createUpsert<T extends SQLiteTable>(
-  sqlite: Database.Database,
-  table: T,
-  spec: UpsertSpec<T>,
-): Upsert<T> {
+/** PostgreSQL's limit of parameters per statement. */
+const MAX_PARAMETERS = 65_535;
+
+export function createUpsert<T extends SQLiteTable>(table: T, spec: UpsertSpec<T>): Upsert<T> {
   const columns = Object.entries(getTableColumns(table)).map(([prop, col]) => ({ prop, name: col.name }));
   const nameOf = (prop: string) => {
     const found = columns.find((c) => c.prop === prop);
@@ -58,25 +63,38 @@ export function createUpsert<T extends SQLiteTable>(
     update.length === 0
       ? `ON CONFLICT (${keyNames.join(',')}) DO NOTHING`
       : `ON CONFLICT (${keyNames.join(',')}) DO UPDATE SET ${set.join(', ')} WHERE ${compare
-          .map((p) => `${tableName}.${nameOf(p)} IS NOT ${incoming(p)}`)
+          .map((p) => `${tableName}.${nameOf(p)} IS DISTINCT FROM ${incoming(p)}`)
           .join(' OR ')}`;
-  const upsert = sqlite.prepare(
-    `INSERT INTO ${tableName} (${columns.map((c) => `"${c.name}"`).join(',')}) VALUES (${columns
-      .map(() => '?')
-      .join(',')}) ${conflict}`,
-  );
-  const touch = spec.touch
-    ? sqlite.prepare(
-        `UPDATE ${tableName} SET ${nameOf(spec.touch)} = ? WHERE ${keyNames.map((k) => `${k} = ?`).join(' AND ')}`,
-      )
-    : undefined;
+  const columnList = columns.map((c) => `"${c.name}"`).join(',');
+  const row = `(${columns.map(() => '?').join(',')})`;
   const props = columns.map((c) => c.prop);
   const touchProps = spec.touch ? [spec.touch, ...spec.key] : [];
+
+  // SQLite: prepared once per connection.
+  const prepared = new WeakMap<
+    Database.Database,
+    { upsert: Database.Statement; touch?: Database.Statement }
+  >();
+  const sqliteStatements = (db: Database.Database) => {
+    let found = prepared.get(db);
+    if (!found) {
+      found = {
+        upsert: db.prepare(`INSERT INTO ${tableName} (${columnList}) VALUES ${row} ${conflict}`),
+        ...(spec.touch && {
+          touch: db.prepare(
+            `UPDATE ${tableName} SET ${nameOf(spec.touch)} = ? WHERE ${keyNames.map((k) => `${k} = ?`).join(' AND ')}`,
+          ),
+        }),
+      };
+      prepared.set(db, found);
+    }
+    return found;
+  };
   // Reused for every row: better-sqlite3 copies the values when it binds them.
   const params: unknown[] = new Array(props.length);
   const touchParams: unknown[] = new Array(touchProps.length);
-
-  return (rows) => {
+  const upsertSqlite = (db: Database.Database, rows: readonly T['$inferInsert'][]) => {
+    const { upsert, touch } = sqliteStatements(db);
     let changes = 0;
     for (const row of rows) {
       const record = row as Record<string, unknown>;
@@ -89,5 +107,59 @@ export function createUpsert<T extends SQLiteTable>(
       }
     }
     return changes;
+  };
+
+  const keyOf = (record: Record<string, unknown>) => spec.key.map((k) => String(record[k])).join('\u0000');
+  const chunkRows = Math.max(1, Math.floor(MAX_PARAMETERS / props.length));
+  const upsertPostgres = async (sql: Sql, rows: readonly T['$inferInsert'][]) => {
+    const unique = new Map<string, Record<string, unknown>>();
+    for (const r of rows) {
+      const record = r as Record<string, unknown>;
+      const key = keyOf(record);
+      unique.delete(key); // the last occurrence keeps its place after the others
+      unique.set(key, record);
+    }
+    const records = [...unique.values()];
+    let changes = 0;
+    for (let start = 0; start < records.length; start += chunkRows) {
+      const chunk = records.slice(start, start + chunkRows);
+      const values: unknown[] = [];
+      for (const record of chunk) for (const p of props) values.push(record[p] ?? null);
+      changes += await sql.run(
+        `INSERT INTO ${tableName} (${columnList}) VALUES ${chunk.map(() => row).join(',')} ${conflict}`,
+        values,
+      );
+    }
+    if (spec.touch) {
+      const touchProp = spec.touch;
+      const byValue = new Map<unknown, Record<string, unknown>[]>();
+      for (const record of records) {
+        const group = byValue.get(record[touchProp]) ?? [];
+        group.push(record);
+        byValue.set(record[touchProp], group);
+      }
+      const keyRow = `(${keyNames.map(() => '?').join(',')})`;
+      const touchColumn = nameOf(touchProp);
+      const perChunk = Math.max(1, Math.floor((MAX_PARAMETERS - 1) / keyNames.length));
+      for (const [value, group] of byValue) {
+        for (let start = 0; start < group.length; start += perChunk) {
+          const chunk = group.slice(start, start + perChunk);
+          // Rows just inserted or changed already carry the value: only the rest are rewritten.
+          await sql.run(
+            `UPDATE ${tableName} SET ${touchColumn} = ? WHERE (${keyNames.join(',')}) IN (${chunk
+              .map(() => keyRow)
+              .join(',')}) AND ${touchColumn} IS DISTINCT FROM ?`,
+            [value, ...chunk.flatMap((r) => spec.key.map((k) => r[k])), value],
+          );
+        }
+      }
+    }
+    return changes;
+  };
+
+  return async (sql, rows) => {
+    if (rows.length === 0) return 0;
+    const db = sqliteConnection(sql);
+    return db ? upsertSqlite(db, rows) : upsertPostgres(sql, rows);
   };
 }

@@ -1,8 +1,7 @@
 import { getTableColumns } from 'drizzle-orm';
 import type { UsageMetricsResponse } from '../upstream/index.js';
-import { memo } from './memo.js';
-import type { Store } from './open.js';
 import { usageMetrics } from './schema.js';
+import type { Sql } from './sql.js';
 import { createUpsert } from './upsert.js';
 
 type Row = typeof usageMetrics.$inferInsert;
@@ -21,20 +20,19 @@ const compareColumns = (Object.keys(getTableColumns(usageMetrics)) as (keyof Row
     !['source', 'scope', 'timeInterval', 'groupBy', 'bucketTimestamp', 'groupValue', 'fetchedAt'].includes(c),
 );
 
+const upsert = createUpsert(usageMetrics, {
+  key: ['source', 'scope', 'timeInterval', 'groupBy', 'bucketTimestamp', 'groupValue'],
+  update: [...compareColumns, 'fetchedAt'],
+  compare: compareColumns,
+});
+
 /** Upserts every bucket of a usage-metrics answer; returns how many rows were new or changed. */
 export function upsertUsageMetrics(
-  store: Store,
+  sql: Sql,
   series: UsageSeries,
   answer: UsageAnswer,
   fetchedAt: string,
-): number {
-  const upsert = memo(store, 'usage.upsert', () =>
-    createUpsert(store.sqlite, usageMetrics, {
-      key: ['source', 'scope', 'timeInterval', 'groupBy', 'bucketTimestamp', 'groupValue'],
-      update: [...compareColumns, 'fetchedAt'],
-      compare: compareColumns,
-    }),
-  );
+): Promise<number> {
   const rows: Row[] = [];
   for (const bucket of answer.metrics) {
     for (const v of bucket.values) {
@@ -55,5 +53,5 @@ export function upsertUsageMetrics(
       });
     }
   }
-  return upsert(rows);
+  return upsert(sql, rows);
 }

@@ -1,5 +1,4 @@
-import type { Store } from '../store/index.js';
-import { readCursor, writeCursor } from '../store/index.js';
+import { advanceCursor, cursorLock, readCursor, type Sql, type Store } from '../store/index.js';
 import type { Page } from '../upstream/index.js';
 import { UpstreamHttpError } from '../upstream/index.js';
 
@@ -16,6 +15,9 @@ import { UpstreamHttpError } from '../upstream/index.js';
  * - A pending token the API no longer accepts (tokens expire after 24 h) restarts the segment from
  *   the top, down to the same mark: more requests, nothing lost.
  * - A run with nothing new costs one request: the first page already holds the mark.
+ * - Two walks of one stream at once (workers on two hosts, a stalled job taken over while it still
+ *   runs) never both write: each page's transaction takes the stream's lock and checks that the
+ *   cursor is still the one this walk left; the walk that finds it moved stops, writing nothing.
  */
 export interface Mark {
   /** Seconds (block time, reward end time). */
@@ -37,8 +39,8 @@ export interface NewestFirstOptions<T> {
   mark: (item: T) => Mark;
   /** True when `item` is at or below the mark a segment reads down to. */
   reached: (item: T, stopAt: Mark) => boolean;
-  /** Writes a page (called inside the page's transaction); returns rows written. */
-  write: (items: T[]) => number;
+  /** Writes a page through `tx`, the page's transaction; returns rows written. */
+  write: (tx: Sql, items: T[]) => Promise<number>;
   /** Told the rows of each committed page (the run's running total). */
   countRows?: (n: number) => void;
   maxPages: number;
@@ -62,26 +64,38 @@ export interface NewestFirstResult {
   pages: number;
   /** False when `maxPages` stopped the run before the segment was complete. */
   complete: boolean;
+  /** True when another walk of the stream moved its cursor meanwhile, and this one stopped. */
+  superseded: boolean;
 }
 
 export async function syncNewestFirst<T>(o: NewestFirstOptions<T>): Promise<NewestFirstResult> {
-  const initial = readCursor<NewestFirstCursor>(o.store, o.job, o.scope) ?? {};
-  const state: WalkState = { rowsWritten: 0, pages: 0, highWater: initial.highWater };
+  const stored = await readCursor<NewestFirstCursor>(o.store, o.job, o.scope);
+  const initial = stored ?? {};
+  const state: WalkState = { rowsWritten: 0, pages: 0, highWater: initial.highWater, cursor: stored };
+  const stop = (outcome: 'paused' | 'superseded') => ({
+    rowsWritten: state.rowsWritten,
+    pages: state.pages,
+    complete: false,
+    superseded: outcome === 'superseded',
+  });
   if (initial.pending) {
     const { pageToken, newest, stopAt } = initial.pending;
     const outcome = await walk(o, state, pageToken, newest, stopAt, true);
-    if (outcome === 'paused') return { rowsWritten: state.rowsWritten, pages: state.pages, complete: false };
+    if (outcome === 'paused' || outcome === 'superseded') return stop(outcome);
     // 'done': the open segment is complete, so read what arrived on top meanwhile if pages remain;
     // 'restart': its token expired, so read it again from the top, down to the same mark.
   }
   const outcome = await walk(o, state, undefined, undefined, state.highWater, false);
-  return { rowsWritten: state.rowsWritten, pages: state.pages, complete: outcome === 'done' };
+  if (outcome === 'paused' || outcome === 'superseded') return stop(outcome);
+  return { rowsWritten: state.rowsWritten, pages: state.pages, complete: true, superseded: false };
 }
 
 interface WalkState {
   rowsWritten: number;
   pages: number;
   highWater: Mark | undefined;
+  /** The cursor as this walk last read or wrote it (undefined: none stored). */
+  cursor: NewestFirstCursor | undefined;
 }
 
 async function walk<T>(
@@ -91,7 +105,7 @@ async function walk<T>(
   startNewest: Mark | undefined,
   stopAt: Mark | undefined,
   resumed: boolean,
-): Promise<'done' | 'paused' | 'restart'> {
+): Promise<'done' | 'paused' | 'restart' | 'superseded'> {
   let token = startToken;
   let newest = startNewest;
   /** The next page, requested while the current one was written. */
@@ -130,15 +144,19 @@ async function walk<T>(
       prefetched = o.fetchPage(page.nextPageToken);
       // Its failure is seen when it is awaited; if the write below fails first, nobody awaits it.
       prefetched.catch(() => undefined);
-      // The write below is synchronous: let the event loop send the request first (undici writes it
+      // A SQLite write is synchronous: let the event loop send the request first (undici writes it
       // to the socket on a later turn), so the upstream answers while this page is written.
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    const written = o.store.transaction(() => {
-      const n = o.write(page.items);
-      writeCursor(o.store, o.job, o.scope, cursor, o.now());
-      return n;
-    });
+    const written = await o.store.transaction(
+      async (tx) => {
+        if (!(await advanceCursor(tx, o.job, o.scope, state.cursor, cursor, o.now()))) return undefined;
+        return o.write(tx, page.items);
+      },
+      { lock: cursorLock(o.job, o.scope) },
+    );
+    if (written === undefined) return 'superseded';
+    state.cursor = cursor;
     state.rowsWritten += written;
     o.countRows?.(written);
     if (end) {

@@ -49,22 +49,25 @@ const config = {
 
 /** Runs `run transactions` against `baseUrl`; expects a failure whose output matches `expected`, and nothing written. */
 async function expectCleanFailure(baseUrl: string, expected: RegExp): Promise<string> {
-  const ws = workspace(config);
+  const ws = await workspace(config);
   try {
     const r = await runCli(['run', 'transactions'], { ...cliEnv(sim, ws), GLACIER_BASE_URL: baseUrl });
     const output = r.stdout + r.stderr;
     expect(r.code, output).toBe(1);
     expect(output).toMatch(expected);
     expect(output).not.toContain(API_KEY);
-    expect(query(ws.dbPath, 'SELECT * FROM transactions')).toEqual([]);
-    expect(query(ws.dbPath, 'SELECT * FROM sync_state')).toEqual([]);
-    const runs = query<{ status: string; error: string }>(ws.dbPath, 'SELECT status, error FROM job_runs');
+    expect(await query(ws.location, 'SELECT * FROM transactions')).toEqual([]);
+    expect(await query(ws.location, 'SELECT * FROM sync_state')).toEqual([]);
+    const runs = await query<{ status: string; error: string }>(
+      ws.location,
+      'SELECT status, error FROM job_runs',
+    );
     expect(runs).toHaveLength(1);
     expect(runs[0]!.status).toBe('failed');
     expect(runs[0]!.error).toMatch(expected);
     return output;
   } finally {
-    ws.cleanup();
+    await ws.cleanup();
   }
 }
 

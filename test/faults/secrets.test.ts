@@ -6,11 +6,12 @@ import { scheduledJobNames as jobNames } from '../../jobs/index.js';
 import { demoFileConfig } from '../../src/demo-config.js';
 import type { SimulatorHandle } from '../../src/simulator/index.js';
 import { runCli } from '../support/cli.js';
-import { API_KEY, cliEnv, startFaultSimulator, type Workspace, workspace } from './support.js';
+import { postgresTablesContaining, withStore } from '../support/store.js';
+import { API_KEY, cliEnv, onPostgres, startFaultSimulator, type Workspace, workspace } from './support.js';
 
 /**
  * After a full `run` of every job with a key, at trace level, the key appears nowhere: not in the
- * logs, the database file (and its WAL), the export files, nor in any request to the download host.
+ * logs, the database (SQLite: its file and WAL; PostgreSQL: every row of its schema), the export files, nor in any request to the download host.
  * (Redis and /metrics are checked by the service's fault tests.)
  */
 let sim: SimulatorHandle;
@@ -20,7 +21,7 @@ let output = '';
 beforeAll(async () => {
   sim = await startFaultSimulator({ exports: { runningMs: 0 } });
   const file = demoFileConfig();
-  ws = workspace({});
+  ws = await workspace({});
   file.jobs.exports.directory = join(ws.dir, 'exports');
   writeFileSync(ws.configPath, JSON.stringify(file));
   for (const job of jobNames) {
@@ -31,7 +32,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  ws.cleanup();
+  await ws.cleanup();
   await sim.close();
 });
 
@@ -50,14 +51,18 @@ describe('the API key after a full run of every job', () => {
     expect(output).not.toContain(API_KEY);
   });
 
-  it('is not in the database file nor its WAL', () => {
+  it.skipIf(onPostgres)('is not in the database file nor its WAL (SQLite)', () => {
     const files = readdirSync(ws.dir).filter((f) => f.startsWith('glacier.db'));
     expect(files).toContain('glacier.db');
     for (const f of files) expect(readFileSync(join(ws.dir, f)).includes(API_KEY)).toBe(false);
-    const db = new Database(ws.dbPath);
+    const db = new Database(ws.location);
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
-    expect(readFileSync(ws.dbPath).includes(API_KEY)).toBe(false);
+    expect(readFileSync(ws.location).includes(API_KEY)).toBe(false);
+  });
+
+  it.skipIf(!onPostgres)('is in no row of any table of the schema (PostgreSQL)', async () => {
+    expect(await withStore(ws.location, (store) => postgresTablesContaining(store, API_KEY))).toEqual([]);
   });
 
   it('is not in the export files', () => {

@@ -1,6 +1,6 @@
 /**
  * Storms on the service (`start`'s scheduler, workers and shared budget), against the simulator's
- * fault injection, a real Redis and a SQLite file: every row arrives, no request goes out before
+ * fault injection, a real Redis and a store (SQLite or PostgreSQL): every row arrives, no request goes out before
  * the retry-after it was told, and the request rate stays within the budget.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,9 +20,9 @@ const addresses = Array.from({ length: FULL ? 6 : 2 }, (_, i) => demoAddress(`st
 const KEY = 'storm-test-key-0123456789';
 
 /** The rewards stored are exactly the simulator's rewards of the addresses. */
-function expectEveryReward(h: ServiceHarness, svc: Service): void {
+async function expectEveryReward(h: ServiceHarness, svc: Service): Promise<void> {
   const truth = h.sim.truth.rewards('mainnet', { addresses });
-  const stored = svc.app.store.sqlite.prepare('SELECT utxo_id FROM rewards').all() as { utxo_id: string }[];
+  const stored = await svc.app.store.all<{ utxo_id: string }>('SELECT utxo_id FROM rewards');
   expect(new Set(stored.map((r) => r.utxo_id))).toEqual(new Set(truth.map((r) => r.utxoId)));
 }
 
@@ -49,12 +49,12 @@ describe('storms on the service', () => {
     );
     const svc = await h.start(config);
     await waitFor(
-      () => jobRuns(svc).some((r) => r.job === 'rewards' && r.status === 'succeeded'),
+      async () => (await jobRuns(svc)).some((r) => r.job === 'rewards' && r.status === 'succeeded'),
       120_000,
       'rewards',
     );
 
-    expectEveryReward(h, svc);
+    await expectEveryReward(h, svc);
 
     const requests = h.sim.requests;
     const limited = requests.filter((r) => r.status === 429);
@@ -94,19 +94,19 @@ describe('storms on the service', () => {
     });
     const svc = await h.start(config);
     await waitFor(
-      () => jobRuns(svc).some((r) => r.job === 'rewards' && r.status === 'succeeded'),
+      async () => (await jobRuns(svc)).some((r) => r.job === 'rewards' && r.status === 'succeeded'),
       120_000,
       'rewards',
     );
-    expectEveryReward(h, svc);
+    await expectEveryReward(h, svc);
 
     // Supply: the first run fails after its two attempts, saying why; the queue's retry succeeds.
     await waitFor(
-      () => jobRuns(svc).some((r) => r.job === 'supply' && r.status === 'succeeded'),
+      async () => (await jobRuns(svc)).some((r) => r.job === 'supply' && r.status === 'succeeded'),
       40_000,
       'supply',
     );
-    const supplyRuns = jobRuns(svc).filter((r) => r.job === 'supply');
+    const supplyRuns = (await jobRuns(svc)).filter((r) => r.job === 'supply');
     expect(supplyRuns[0]).toMatchObject({ status: 'failed' });
     expect(supplyRuns[0]!.error).toMatch(/\[GET\] \/v1\/avax\/supply: 503 Service Unavailable/);
     expect(supplyRuns.at(-1)).toMatchObject({ status: 'succeeded' });

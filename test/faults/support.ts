@@ -1,7 +1,7 @@
 /**
  * What the fault tests share: a simulator in this process with a frozen clock (its ground truth is
  * what the database must equal), the real CLI as child processes (`run <job>`) writing a real
- * SQLite file, and the iteration count: `npm run test:faults` runs the full suite
+ * store (a SQLite file, or a PostgreSQL schema: test/support/store.ts), and the iteration count: `npm run test:faults` runs the full suite
  * (FAULT_SUITE=full, see vitest.faults.config.ts); `npm test` runs a smaller one, to fit CI.
  *
  * To add a fault test: a `*.test.ts` file in test/faults/ (both configs pick it up); use
@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createManualClock } from '../../src/clock.js';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
-import { tempDir } from '../support/tmp.js';
+import { type DatabaseEnv, onPostgres, queryAt, testDatabase } from '../support/store.js';
+
+export { countRows, onPostgres } from '../support/store.js';
 
 /** `full` in `npm run test:faults`; anything else is the small suite of `npm test`. */
 export const FULL = process.env.FAULT_SUITE === 'full';
@@ -42,17 +44,19 @@ export function startFaultSimulator(options: SimulatorOptions = {}): Promise<Sim
 
 export interface Workspace {
   dir: string;
-  dbPath: string;
+  /** The store's location: a SQLite path (the file not created yet) or a PostgreSQL URL (an empty schema). */
+  location: string;
+  dbEnv: DatabaseEnv;
   configPath: string;
-  cleanup: () => void;
+  cleanup: () => Promise<void>;
 }
 
-/** A directory with a config file (JSON) and the path of a database not created yet. */
-export function workspace(config: unknown): Workspace {
-  const { dir, cleanup } = tempDir('glacier-faults-');
-  const configPath = join(dir, 'glacier.json');
+/** A directory with a config file (JSON) and a database not created (nor migrated) yet. */
+export async function workspace(config: unknown): Promise<Workspace> {
+  const db = await testDatabase({ filename: 'glacier.db' });
+  const configPath = join(db.dir, 'glacier.json');
   writeFileSync(configPath, JSON.stringify(config));
-  return { dir, dbPath: join(dir, 'glacier.db'), configPath, cleanup };
+  return { dir: db.dir, location: db.location, dbEnv: db.env, configPath, cleanup: db.cleanup };
 }
 
 /** The environment of a CLI process against `sim`, writing `ws`'s database. */
@@ -60,7 +64,7 @@ export function cliEnv(sim: SimulatorHandle, ws: Workspace, extra: Record<string
   return {
     GLACIER_BASE_URL: sim.url,
     GLACIER_API_KEY: API_KEY,
-    DATABASE_PATH: ws.dbPath,
+    ...ws.dbEnv,
     GLACIER_CONFIG: ws.configPath,
     LOG_LEVEL: 'warn',
     ...extra,
@@ -68,30 +72,20 @@ export function cliEnv(sim: SimulatorHandle, ws: Workspace, extra: Record<string
 }
 
 /** Reads the database with a connection of its own (the CLI processes have theirs). */
-export function query<T>(dbPath: string, sql: string): T[] {
-  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare(sql).all() as T[];
-  } finally {
-    db.close();
-  }
-}
+export const query = queryAt;
 
-export function integrityCheck(dbPath: string): string {
-  const db = new Database(dbPath, { fileMustExist: true });
+/**
+ * SQLite's `PRAGMA integrity_check` ("ok", or the damage found). SQLite only: a killed PostgreSQL
+ * client cannot damage the server's files (the server rolls its transaction back), so the tests
+ * check that case by the rows alone.
+ */
+export function integrityCheck(location: string): string {
+  if (onPostgres) throw new Error('integrityCheck is SQLite only');
+  const db = new Database(location, { fileMustExist: true });
   try {
     return db.pragma('integrity_check', { simple: true }) as string;
   } finally {
     db.close();
-  }
-}
-
-/** Count of rows in `table`, or -1 while the database or the table does not exist yet. */
-export function countRows(dbPath: string, table: string): number {
-  try {
-    return query<{ n: number }>(dbPath, `SELECT COUNT(*) AS n FROM ${table}`)[0]!.n;
-  } catch {
-    return -1;
   }
 }
 

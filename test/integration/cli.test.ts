@@ -3,12 +3,20 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoAddress, demoFileConfig } from '../../src/demo-config.js';
 import { runCli } from '../support/cli.js';
+import { onPostgres, TEST_POSTGRES_URL, testDatabase, withStore } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
+const cleanups: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
 });
+
+/** A database of this test's own, not created yet (test/support/store.ts). */
+async function database() {
+  const db = await testDatabase();
+  cleanups.push(db.cleanup);
+  return db;
+}
 
 function configFile(content: unknown): { path: string; dir: string } {
   const { dir, cleanup } = tempDir();
@@ -62,17 +70,25 @@ describe('glacier-collector CLI', () => {
     const unknown = await runCli(['run', 'everything']);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain('unknown job "everything"');
-    const { path, dir } = configFile({ jobs: {} });
-    const missing = await runCli(['run', 'supply', '-c', path], { DATABASE_PATH: join(dir, 'x.db') });
+    const { path } = configFile({ jobs: {} });
+    const missing = await runCli(['run', 'supply', '-c', path], (await database()).env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('jobs.supply: not configured');
   });
 
   it('migrate creates the database', async () => {
     const { dir } = configFile({});
-    const r = await runCli(['migrate'], { DATABASE_PATH: join(dir, 'db', 'glacier.db') });
-    expect(r.code).toBe(0);
+    const db = await database();
+    // SQLite: in a directory that does not exist yet.
+    const env = onPostgres ? db.env : { DATABASE_PATH: join(dir, 'db', 'glacier.db') };
+    const r = await runCli(['migrate'], env);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('up to date');
+    const location = 'DATABASE_URL' in env ? env.DATABASE_URL : env.DATABASE_PATH;
+    const runs = await withStore(location, (s) => s.get<{ n: number }>('SELECT COUNT(*) AS n FROM job_runs'));
+    expect(runs).toEqual({ n: 0 });
+    const again = await runCli(['migrate'], env);
+    expect(again.code, again.stderr).toBe(0);
   });
 
   it('refuses a duration out of range at start-up with exit code 2, naming the key and the range', async () => {
@@ -82,17 +98,47 @@ describe('glacier-collector CLI', () => {
     expect(r.stderr).toContain('client.attemptTimeout = "25d": out of range: must be from 1s to 10m');
   });
 
-  it('names DATABASE_PATH and its value when the database cannot be opened', async () => {
+  it.skipIf(onPostgres)(
+    'names DATABASE_PATH and its value when the database cannot be opened (SQLite)',
+    async () => {
+      const { dir } = configFile({});
+      const notADatabase = join(dir, 'notes.txt');
+      writeFileSync(notADatabase, 'x'.repeat(4096));
+      const wrongFile = await runCli(['migrate'], { DATABASE_PATH: notADatabase });
+      expect(wrongFile.code).toBe(1);
+      expect(wrongFile.stderr).toContain(`DATABASE_PATH = "${notADatabase}"`);
+      expect(wrongFile.stderr).toContain('file is not a database');
+      const directory = await runCli(['migrate'], { DATABASE_PATH: dir });
+      expect(directory.code).toBe(1);
+      expect(directory.stderr).toContain(`DATABASE_PATH = "${dir}"`);
+      expect(directory.stderr).toContain('unable to open database file');
+    },
+  );
+
+  it.skipIf(!onPostgres)(
+    'names DATABASE_URL, its password masked, when the database cannot be opened (PostgreSQL)',
+    async () => {
+      const url = new URL(TEST_POSTGRES_URL);
+      url.password = 'hunter2-secret';
+      url.pathname = '/no_such_database';
+      const masked = url.toString().replace('hunter2-secret', '***');
+      const r = await runCli(['migrate'], { DATABASE_URL: url.toString() });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`DATABASE_URL = "${masked}"`);
+      expect(r.stderr).toContain('database "no_such_database" does not exist');
+      expect(r.stdout + r.stderr).not.toContain('hunter2-secret');
+    },
+  );
+
+  it('refuses DATABASE_PATH and DATABASE_URL both set with exit code 2, naming both', async () => {
     const { dir } = configFile({});
-    const notADatabase = join(dir, 'notes.txt');
-    writeFileSync(notADatabase, 'x'.repeat(4096));
-    const wrongFile = await runCli(['migrate'], { DATABASE_PATH: notADatabase });
-    expect(wrongFile.code).toBe(1);
-    expect(wrongFile.stderr).toContain(`DATABASE_PATH = "${notADatabase}"`);
-    expect(wrongFile.stderr).toContain('file is not a database');
-    const directory = await runCli(['migrate'], { DATABASE_PATH: dir });
-    expect(directory.code).toBe(1);
-    expect(directory.stderr).toContain(`DATABASE_PATH = "${dir}"`);
-    expect(directory.stderr).toContain('unable to open database file');
+    const r = await runCli(['migrate'], {
+      DATABASE_PATH: join(dir, 'glacier.db'),
+      DATABASE_URL: 'postgres://collector:hunter2-secret@127.0.0.1:5432/test',
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('DATABASE_PATH');
+    expect(r.stderr).toContain('DATABASE_URL');
+    expect(r.stderr).not.toContain('hunter2-secret');
   });
 });

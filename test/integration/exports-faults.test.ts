@@ -41,13 +41,13 @@ function withDefinition(payload: ExportsPayload, patch: Record<string, unknown>)
   return { ...payload, definitions: [{ ...def, ...patch } as ExportsPayload['definitions'][number]] };
 }
 
-function operations(c: Collector): ExportOperationRow[] {
-  const ids = c.store.sqlite
-    .prepare('SELECT operation_id FROM export_operations ORDER BY recorded_at, attempt')
-    .all() as {
-    operation_id: string;
-  }[];
-  return ids.map((r) => getExportOperation(c.store, r.operation_id) as ExportOperationRow);
+async function operations(c: Collector): Promise<ExportOperationRow[]> {
+  const ids = await c.store.all<{ operation_id: string }>(
+    'SELECT operation_id FROM export_operations ORDER BY recorded_at, attempt',
+  );
+  return Promise.all(
+    ids.map(async (r) => (await getExportOperation(c.store, r.operation_id)) as ExportOperationRow),
+  );
 }
 
 /** A progress sink that aborts the run once a task whose name starts with `prefix` reports. */
@@ -73,14 +73,11 @@ describe('exports: failed operations', () => {
       /FAILED with ErrInvalidRequest: Invalid (first|last)Date.*not asked for again until the definition changes/,
     );
     expect(poll?.continuations).toEqual([]);
-    const run = c.store.sqlite
-      .prepare("SELECT status, error FROM job_runs WHERE job = 'export-poll'")
-      .get() as {
-      status: string;
-      error: string;
-    };
+    const run = (await c.store.get<{ status: string; error: string }>(
+      "SELECT status, error FROM job_runs WHERE job = 'export-poll'",
+    ))!;
     expect(run.status).toBe('failed');
-    expect(operations(c)[0]).toMatchObject({ status: 'FAILED', code: 'ErrInvalidRequest' });
+    expect((await operations(c))[0]).toMatchObject({ status: 'FAILED', code: 'ErrInvalidRequest' });
 
     for (let i = 0; i < 2; i++) expect((await runExportsPass(c, payload)).continuations).toEqual([]);
     expect(createRequests(c)).toBe(1);
@@ -109,7 +106,7 @@ describe('exports: failed operations', () => {
     expect(failed[2]?.error?.message).toMatch(/no retry left \(maxRetries 2\)/);
     expect(failed[2]?.continuations).toEqual([]);
     expect(createRequests(c)).toBe(3);
-    expect(operations(c).map((o) => o.attempt)).toEqual([1, 2, 3]);
+    expect((await operations(c)).map((o) => o.attempt)).toEqual([1, 2, 3]);
 
     // Nothing more, run after run.
     c.clock.advance(86_400_000);
@@ -124,9 +121,7 @@ describe('exports: failed operations', () => {
     expect(run.status).toBe('failed');
     expect(run.error?.message).toMatch(/ErrInternal.*no retry left/);
     expect(createRequests(c)).toBe(2);
-    const row = c.store.sqlite.prepare("SELECT status FROM job_runs WHERE job = 'exports'").get() as {
-      status: string;
-    };
+    const row = (await c.store.get<{ status: string }>("SELECT status FROM job_runs WHERE job = 'exports'"))!;
     expect(row.status).toBe('failed');
   });
 
@@ -146,7 +141,7 @@ describe('exports: failed operations', () => {
     const later = await runExportsPass(c, payload);
     expect(createRequests(c)).toBe(2);
     expect(later.continuations).toHaveLength(1);
-    expect(operations(c).map((o) => o.attempt)).toEqual([1, 2]);
+    expect((await operations(c)).map((o) => o.attempt)).toEqual([1, 2]);
   });
 
   it('an operation RUNNING past the timeout is given up: the run fails and polling stops', async () => {
@@ -161,7 +156,7 @@ describe('exports: failed operations', () => {
     expect(late.error?.message).toMatch(
       /given up: still RUNNING after 60000 ms \(the timeout setting\); no retry left/,
     );
-    expect(operations(c)[0]?.gaveUpAt).toBeTruthy();
+    expect((await operations(c))[0]?.gaveUpAt).toBeTruthy();
     const again = await runExportsPass(c, payload);
     expect(again.continuations).toEqual([]);
     expect(createRequests(c)).toBe(1);
@@ -181,7 +176,9 @@ describe('exports: crashes', () => {
       lastDate,
       requestHash: requestHash(exportRequest(def, firstDate, lastDate)),
     };
-    claimExportWindow(c.store, key, undefined, new Date(c.clock.now()).toISOString(), () => ({ claim: 1 }));
+    await claimExportWindow(c.store, key, undefined, new Date(c.clock.now()).toISOString(), () => ({
+      claim: 1,
+    }));
 
     await runExportsPass(c, payload);
     expect(createRequests(c)).toBe(0);
@@ -190,8 +187,8 @@ describe('exports: crashes', () => {
     expect(createRequests(c)).toBe(1);
     expect(c.logs()).toContain('export claim abandoned by a crashed run');
     await drainPolls(c, payload, pass.continuations);
-    expect(count(c, 'SELECT COUNT(*) AS n FROM export_claims WHERE operation_id IS NOT NULL')).toBe(1);
-    expect(count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(500);
+    expect(await count(c, 'SELECT COUNT(*) AS n FROM export_claims WHERE operation_id IS NOT NULL')).toBe(1);
+    expect(await count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(500);
   });
 
   it('after the POST, a restart polls the same operation (its continuations were lost)', async () => {
@@ -203,8 +200,8 @@ describe('exports: crashes', () => {
     c.clock.advance(1_000);
     await drainPolls(c, payload, restart.continuations);
     expect(createRequests(c)).toBe(1);
-    expect(count(c, 'SELECT COUNT(*) AS n FROM export_files')).toBe(1);
-    expect(count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(500);
+    expect(await count(c, 'SELECT COUNT(*) AS n FROM export_files')).toBe(1);
+    expect(await count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(500);
   });
 
   it('mid-download: the poll run again downloads once more, deletes the stale .part, loads rows once', async () => {
@@ -217,7 +214,7 @@ describe('exports: crashes', () => {
       progress: abortOn('download', abort),
     });
     expect(crashed.status).toBe('failed');
-    const row = operations(c)[0] as ExportOperationRow;
+    const row = (await operations(c))[0] as ExportOperationRow;
     const path = exportFilePath(dir, row);
     // What a kill -9 leaves: a partial file beside the final name.
     writeFileSync(`${path}.0123456789ab.part`, 'partial');
@@ -230,7 +227,7 @@ describe('exports: crashes', () => {
     expect(readdirSync(dirname(path)).filter((n) => n.endsWith('.part'))).toEqual([]);
     expect(c.sim.requests.filter((r) => r.endpoint === 'download')).toHaveLength(2);
     expect(createRequests(c)).toBe(1);
-    expect(count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(8_000);
+    expect(await count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(8_000);
   });
 
   it('mid-load: the poll run again loads the rest from the same file, rows once', async () => {
@@ -243,11 +240,11 @@ describe('exports: crashes', () => {
       progress: abortOn('load', abort),
     });
     expect(crashed.status).toBe('failed');
-    const committed = count(c, 'SELECT COUNT(*) AS n FROM exported_transactions');
+    const committed = await count(c, 'SELECT COUNT(*) AS n FROM exported_transactions');
     expect(committed).toBeGreaterThan(0);
     expect(committed).toBeLessThan(12_000);
     expect(crashed.rowsWritten).toBe(1 + 1 + committed); // status read, file, committed rows
-    expect(count(c, 'SELECT COUNT(*) AS n FROM export_files WHERE loaded_at IS NULL')).toBe(1);
+    expect(await count(c, 'SELECT COUNT(*) AS n FROM export_files WHERE loaded_at IS NULL')).toBe(1);
 
     const restart = await runExportsPass(c, payload);
     const [resumed] = await drainPolls(c, payload, restart.continuations);
@@ -255,8 +252,8 @@ describe('exports: crashes', () => {
     expect(resumed?.requests).toBe(0);
     expect(resumed?.rowsWritten).toBe(12_000 - committed);
     expect(c.sim.requests.filter((r) => r.endpoint === 'download')).toHaveLength(1);
-    expect(count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(12_000);
-    expect(count(c, 'SELECT rows_loaded AS n FROM export_files')).toBe(12_000);
+    expect(await count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(12_000);
+    expect(await count(c, 'SELECT rows_loaded AS n FROM export_files')).toBe(12_000);
   });
 });
 
@@ -271,10 +268,10 @@ describe('exports: broken files', () => {
     const broken = await runPoll(c, payload, pass.continuations[0] as Continuation);
     expect(broken.status).toBe('failed');
     expect(broken.error?.message).toMatch(/is not valid CSV.*downloaded again/);
-    expect(count(c, 'SELECT COUNT(*) AS n FROM export_files')).toBe(0);
+    expect(await count(c, 'SELECT COUNT(*) AS n FROM export_files')).toBe(0);
     const again = await runPoll(c, payload, pass.continuations[0] as Continuation);
     expect(again.status).toBe('succeeded');
-    expect(count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(500);
+    expect(await count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(500);
   });
 
   it('an unknown extra column is ignored', async () => {
@@ -284,7 +281,7 @@ describe('exports: broken files', () => {
     });
     const run = await runExportsPass(c, evmExportPayload(dir));
     expect(run.status).toBe('succeeded');
-    expect(count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(500);
+    expect(await count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(500);
   });
 });
 
@@ -326,7 +323,7 @@ describe('exports: download host that never answers', () => {
       expect(run.status).toBe('failed');
       expect(run.error?.message).toMatch(mode === 'silent' ? /Headers Timeout/ : /Body Timeout/);
       expect(run.error?.message).toMatch(/after 2 attempt\(s\)/);
-      expect(count(c, 'SELECT COUNT(*) AS n FROM export_files')).toBe(0);
+      expect(await count(c, 'SELECT COUNT(*) AS n FROM export_files')).toBe(0);
     });
   }
 

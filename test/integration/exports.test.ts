@@ -38,7 +38,7 @@ describe('exports: run exports (in-process)', () => {
     const payload = evmExportPayload(dir);
     const result = await runExportsPass(c, payload);
     expect(result.status).toBe('succeeded');
-    const op = c.store.sqlite.prepare('SELECT * FROM export_operations').get() as Record<string, string>;
+    const op = (await c.store.get<Record<string, string>>('SELECT * FROM export_operations'))!;
     expect(op).toMatchObject({
       export_name: 'treasury',
       first_date: '2025-06-14',
@@ -47,10 +47,7 @@ describe('exports: run exports (in-process)', () => {
       attempt: 1,
     });
     expect(op.request_hash).toMatch(/^[0-9a-f]{64}$/);
-    const file = c.store.sqlite.prepare('SELECT * FROM export_files').get() as Record<
-      string,
-      string | number
-    >;
+    const file = (await c.store.get<Record<string, string | number>>('SELECT * FROM export_files'))!;
     const bytes = readFileSync(file.path as string);
     expect(file.size_bytes).toBe(bytes.length);
     expect(file.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
@@ -63,13 +60,13 @@ describe('exports: run exports (in-process)', () => {
     const sortKey = (r: Record<string, string>) =>
       `${(r.blockTimestamp ?? '').padStart(12, '0')}|${r.txHash}`;
     const sorted = [...csv].sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : 1));
-    expect(loadedRowsAsCsv(c, op.operation_id as string)).toEqual(sorted);
+    expect(await loadedRowsAsCsv(c, op.operation_id as string)).toEqual(sorted);
     const truth = [...(c.sim.truth.exportRows(op.operation_id as string) ?? [])];
     expect(truth.map((r) => r.txHash).sort()).toEqual(csv.map((r) => r.txHash).sort());
     // Amounts stay exact text (wei passes 2^53).
-    const big = c.store.sqlite
-      .prepare('SELECT value FROM exported_transactions WHERE length(value) > 16 LIMIT 1')
-      .get() as { value: string } | undefined;
+    const big = await c.store.get<{ value: string }>(
+      'SELECT value FROM exported_transactions WHERE length(CAST(value AS TEXT)) > 16 LIMIT 1',
+    );
     if (big) expect(csv.some((r) => r.value === big.value)).toBe(true);
     expect(result.rowsWritten).toBe(1 + 1 + 1 + 500); // operation, status read, file, rows
 
@@ -90,21 +87,19 @@ describe('exports: run exports (in-process)', () => {
         exportName: 'treasury',
         operationType: 'TRANSACTION_EXPORT_EVM',
       },
-      { at: () => 'now' },
+      { at: () => new Date(c.clock.now()).toISOString() },
     );
     expect(reload).toEqual({ rows: 500, added: 0 });
-    expect(count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(500);
+    expect(await count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(500);
   });
 
   it('continues a truncated export from its nextDate until the range is covered', async () => {
     const { c, dir } = await setup({ sim: { exports: { runningMs: 0, maxRangeDays: 10, rowsPerDay: 20 } } });
     const result = await runExportsPass(c, evmExportPayload(dir, { lastDays: 25 }));
     expect(result.status).toBe('succeeded');
-    const ops = c.store.sqlite
-      .prepare(
-        'SELECT status, code, first_date, last_date, next_date, follow_up_of, operation_id FROM export_operations ORDER BY first_date',
-      )
-      .all() as Record<string, string | null>[];
+    const ops = await c.store.all<Record<string, string | null>>(
+      'SELECT status, code, first_date, last_date, next_date, follow_up_of, operation_id FROM export_operations ORDER BY first_date',
+    );
     expect(ops).toHaveLength(3);
     expect(ops[0]).toMatchObject({
       status: 'COMPLETED_WITH_WARNING',
@@ -116,12 +111,14 @@ describe('exports: run exports (in-process)', () => {
       expect(ops[i]?.follow_up_of).toBe(ops[i - 1]?.operation_id);
     }
     expect(ops.at(-1)).toMatchObject({ status: 'COMPLETED', last_date: '2025-06-14' });
-    expect(count(c, 'SELECT COUNT(*) AS n FROM export_files WHERE loaded_at IS NOT NULL')).toBe(3);
+    expect(await count(c, 'SELECT COUNT(*) AS n FROM export_files WHERE loaded_at IS NOT NULL')).toBe(3);
     // 25 days of 20 rows, each once.
-    expect(count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(25 * 20);
-    expect(
-      count(c, "SELECT COUNT(DISTINCT date(block_timestamp, 'unixepoch')) AS n FROM exported_transactions"),
-    ).toBe(25);
+    expect(await count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(25 * 20);
+    const day =
+      c.store.dialect === 'postgres'
+        ? "to_char(to_timestamp(block_timestamp) AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
+        : "date(block_timestamp, 'unixepoch')";
+    expect(await count(c, `SELECT COUNT(DISTINCT ${day}) AS n FROM exported_transactions`)).toBe(25);
   });
 
   it('a sleep between polls leaves no abort listener behind (no MaxListenersExceededWarning)', async () => {
@@ -175,9 +172,7 @@ describe('exports: queue-shaped handlers', () => {
     const payload = queuePayload(evmExportPayload(dir));
     const pass = await runExportsPass(c, payload);
     expect(pass.status).toBe('succeeded');
-    const op = c.store.sqlite.prepare('SELECT operation_id FROM export_operations').get() as {
-      operation_id: string;
-    };
+    const op = (await c.store.get<{ operation_id: string }>('SELECT operation_id FROM export_operations'))!;
     expect(pass.continuations).toEqual([
       {
         job: 'export-poll',
@@ -209,8 +204,8 @@ describe('exports: queue-shaped handlers', () => {
     const runs2 = await drainPolls(c, payload, next);
     expect(runs2.at(-1)?.continuations).toEqual([]);
     expect(runs2.every((r) => r.status === 'succeeded')).toBe(true);
-    expect(count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(500);
-    expect(count(c, 'SELECT status_reads AS n FROM export_operations')).toBe(4);
+    expect(await count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(500);
+    expect(await count(c, 'SELECT status_reads AS n FROM export_operations')).toBe(4);
   }, 20_000);
 
   it('two passes at once start a window once', async () => {
@@ -219,7 +214,7 @@ describe('exports: queue-shaped handlers', () => {
     });
     const payload = queuePayload(evmExportPayload(dir));
     const { openStore } = await import('../../src/store/index.js');
-    const other = openStore(c.dbPath);
+    const other = await openStore(c.location);
     try {
       const [a, b] = await Promise.all([
         runExportsPass(c, payload),
@@ -232,9 +227,9 @@ describe('exports: queue-shaped handlers', () => {
       expect(a.status).toBe('succeeded');
       expect(b.status).toBe('succeeded');
       expect(createRequests(c)).toBe(1);
-      expect(count(c, 'SELECT COUNT(*) AS n FROM export_claims')).toBe(1);
+      expect(await count(c, 'SELECT COUNT(*) AS n FROM export_claims')).toBe(1);
     } finally {
-      other.close();
+      await other.close();
     }
   });
 });

@@ -23,7 +23,7 @@ function run<P>(c: Collector, name: string, handler: JobHandler<P>, payload: P) 
   return runJob(name, handler, payload, c.deps);
 }
 
-const rowsOf = (c: Collector, sql: string) => c.store.sqlite.prepare(sql).all() as Record<string, unknown>[];
+const rowsOf = (c: Collector, sql: string) => c.store.all<Record<string, unknown>>(sql);
 
 const txPayload = { networks: ['mainnet' as const], statuses: ['all' as const], pageSize: 100, maxPages: 3 };
 const rewardAddresses = [demoAddress('validator-1'), demoAddress('delegator-1')];
@@ -43,7 +43,7 @@ describe('supply job', () => {
     const first = await run(c, 'supply', supply, {});
     expect(first).toMatchObject({ status: 'succeeded', rowsWritten: 1, requests: 1, computeUnits: 1 });
     const served = c.sim.served.supply[0]!;
-    expect(rowsOf(c, 'SELECT * FROM supply_snapshots')).toEqual([
+    expect(await rowsOf(c, 'SELECT * FROM supply_snapshots')).toEqual([
       {
         last_updated: served.lastUpdated,
         circulating_supply: served.circulatingSupply,
@@ -71,7 +71,7 @@ describe('transactions job', () => {
     const first = await run(c, 'transactions', transactions, txPayload);
     expect(first).toMatchObject({ status: 'succeeded', rowsWritten: 300, requests: 3, computeUnits: 60 });
     const served = new Map(c.sim.served.transactions.map((t) => [`${t.chainId}:${t.txHash}`, t]));
-    const rows = rowsOf(c, 'SELECT * FROM transactions');
+    const rows = await rowsOf(c, 'SELECT * FROM transactions');
     expect(rows).toHaveLength(served.size);
     for (const row of rows) {
       const tx = served.get(`${row.chain_id}:${row.tx_hash}`)!;
@@ -102,7 +102,9 @@ describe('transactions job', () => {
     const next = await run(c, 'transactions', transactions, txPayload);
     expect(next.rowsWritten).toBe(120);
     const stored = new Set(
-      rowsOf(c, 'SELECT chain_id, tx_hash FROM transactions').map((r) => `${r.chain_id}:${r.tx_hash}`),
+      (await rowsOf(c, 'SELECT chain_id, tx_hash FROM transactions')).map(
+        (r) => `${r.chain_id}:${r.tx_hash}`,
+      ),
     );
     for (const tx of truthBefore.slice(0, 420)) expect(stored.has(`${tx.chainId}:${tx.txHash}`)).toBe(true);
   });
@@ -114,7 +116,7 @@ describe('transactions job', () => {
     c.clock.advance(500); // nothing new: the default rate adds one transaction a second, on the second
     const again = await run(c, 'transactions', transactions, { ...txPayload, maxPages: 1 });
     expect(again.rowsWritten).toBe(0);
-    const seen = rowsOf(c, 'SELECT DISTINCT first_seen_at, last_seen_at FROM transactions');
+    const seen = await rowsOf(c, 'SELECT DISTINCT first_seen_at, last_seen_at FROM transactions');
     expect(seen).toEqual([{ first_seen_at: firstSeen, last_seen_at: new Date(c.clock.now()).toISOString() }]);
   });
 
@@ -126,14 +128,14 @@ describe('transactions job', () => {
       pageSize: 10,
       maxPages: 1,
     });
-    expect(rowsOf(c, 'SELECT scope FROM sync_state ORDER BY scope').map((r) => r.scope)).toEqual([
+    expect((await rowsOf(c, 'SELECT scope FROM sync_state ORDER BY scope')).map((r) => r.scope)).toEqual([
       'fuji/failed',
       'fuji/success',
       'mainnet/failed',
       'mainnet/success',
     ]);
     expect(
-      rowsOf(c, "SELECT DISTINCT tx_status FROM transactions WHERE network = 'fuji' ORDER BY 1").map(
+      (await rowsOf(c, "SELECT DISTINCT tx_status FROM transactions WHERE network = 'fuji' ORDER BY 1")).map(
         (r) => r.tx_status,
       ),
     ).toEqual(['0', '1']);
@@ -154,7 +156,7 @@ describe('rewards job', () => {
     // Prices come in the currency asked for (eur): compare them with what was served.
     const served = new Map(c.sim.served.rewards.map((r) => [r.utxoId, r]));
     expect(new Set(served.keys())).toEqual(new Set(expected.keys()));
-    const rows = rowsOf(
+    const rows = await rowsOf(
       c,
       `SELECT r.*, p.currency AS price_currency, p.value AS price_value
        FROM rewards r LEFT JOIN reward_prices p USING (network, utxo_id)`,
@@ -178,9 +180,8 @@ describe('rewards job', () => {
       });
     }
     // Findable by address.
-    const byAddress = rowsOf(
-      c,
-      `SELECT COUNT(*) AS n FROM reward_addresses WHERE address = '${rewardAddresses[0]}'`,
+    const byAddress = (
+      await rowsOf(c, `SELECT COUNT(*) AS n FROM reward_addresses WHERE address = '${rewardAddresses[0]}'`)
     )[0]!;
     expect(byAddress.n).toBe(c.sim.truth.rewards('mainnet', { addresses: [rewardAddresses[0]!] }).length);
 
@@ -214,10 +215,10 @@ describe('rewards job', () => {
     await run(c, 'rewards', rewards, rewardsPayload);
     const unpricedSql =
       'SELECT utxo_id, end_timestamp FROM rewards WHERE utxo_id NOT IN (SELECT utxo_id FROM reward_prices)';
-    const unpriced = rowsOf(c, unpricedSql).length;
+    const unpriced = (await rowsOf(c, unpricedSql)).length;
     c.clock.advance(26 * 3_600_000);
     await run(c, 'rewards', rewards, rewardsPayload);
-    const stillUnpriced = rowsOf(c, unpricedSql);
+    const stillUnpriced = await rowsOf(c, unpricedSql);
     const cutoff = (c.clock.now() - 24 * 3_600_000) / 1000;
     for (const r of stillUnpriced) expect(r.end_timestamp as number).toBeGreaterThan(cutoff - 3_600);
     expect(stillUnpriced.length).toBeLessThanOrEqual(Math.max(unpriced, stillUnpriced.length));
@@ -257,15 +258,14 @@ describe('usage-metrics job', () => {
         n + (s.body as { metrics: { values: unknown[] }[] }).metrics.reduce((m, b) => m + b.values.length, 0),
       0,
     );
-    expect(rowsOf(c, 'SELECT COUNT(*) AS n FROM usage_metrics')[0]!.n).toBe(servedValues);
+    expect((await rowsOf(c, 'SELECT COUNT(*) AS n FROM usage_metrics'))[0]!.n).toBe(servedValues);
     expect(first.rowsWritten).toBe(servedValues);
 
     const idle = await run(c, 'usage-metrics', usageMetrics, payload);
     expect(idle).toMatchObject({ rowsWritten: 0, requests: 4 });
 
-    const newestStored = rowsOf(
-      c,
-      "SELECT MAX(bucket_timestamp) AS t FROM usage_metrics WHERE source = 'dataApi'",
+    const newestStored = (
+      await rowsOf(c, "SELECT MAX(bucket_timestamp) AS t FROM usage_metrics WHERE source = 'dataApi'")
     )[0]!.t;
     c.clock.advance(20 * 60_000);
     const later = await run(c, 'usage-metrics', usageMetrics, payload);
@@ -281,7 +281,7 @@ describe('signatures job', () => {
     const payload = { network: 'mainnet' as const, txHashes: [demoCb58('a'), demoCb58('b')] };
     const first = await run(c, 'signatures', signatures, payload);
     expect(first).toMatchObject({ rowsWritten: 2, requests: 2, computeUnits: 40 });
-    const rows = rowsOf(c, 'SELECT tx_hash, signed_message FROM signatures ORDER BY tx_hash');
+    const rows = await rowsOf(c, 'SELECT tx_hash, signed_message FROM signatures ORDER BY tx_hash');
     for (const row of rows)
       expect(row.signed_message).toBe(c.sim.truth.signature('mainnet', row.tx_hash as string));
     const again = await run(c, 'signatures', signatures, payload);

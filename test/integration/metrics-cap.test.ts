@@ -7,9 +7,9 @@ import { parseExposition, samples } from '../support/exposition.js';
 import { captureLog } from '../support/log.js';
 import { testStore } from '../support/store.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
 });
 
 describe('metrics cardinality cap', () => {
@@ -20,22 +20,21 @@ describe('metrics cardinality cap', () => {
       cwd: '/nonexistent',
       file: { jobs: { rewards: { schedule: '0 * * * *', addresses, nodeIds: [demoNodeId('n')] } } },
     });
-    const db = testStore();
+    const db = await testStore();
     cleanups.push(db.cleanup);
-    const insert = db.store.sqlite.prepare(
-      `INSERT INTO rewards (network, utxo_id, tx_hash, reward_tx_hash, output_index, node_id, reward_type, amount_staked,
-        start_timestamp, end_timestamp, asset_id, asset_name, asset_symbol, asset_denomination, asset_type, amount,
-        addresses, first_seen_at, last_seen_at)
-       VALUES ('mainnet', ?, 't', 'rt', 0, ?, 'VALIDATOR', '1', 0, ?, 'a', 'Avalanche', 'AVAX', 9, 'secp256k1', ?, '[]', 'x', 'x')`,
-    );
-    const price = db.store.sqlite.prepare("INSERT INTO reward_prices VALUES ('mainnet', ?, 'usd', '2', 'x')");
-    const link = db.store.sqlite.prepare("INSERT INTO reward_addresses VALUES ('mainnet', ?, ?)");
-    db.store.transaction(() => {
-      addresses.forEach((address, i) => {
-        insert.run(`u${i}`, demoNodeId('n'), 1000 + i, String((i + 1) * 1_000_000_000));
-        link.run(`u${i}`, address);
-        price.run(`u${i}`);
-      });
+    const at = '2025-06-15T12:00:00.000Z';
+    await db.store.transaction(async (tx) => {
+      for (const [i, address] of addresses.entries()) {
+        await tx.run(
+          `INSERT INTO rewards (network, utxo_id, tx_hash, reward_tx_hash, output_index, node_id, reward_type, amount_staked,
+            start_timestamp, end_timestamp, asset_id, asset_name, asset_symbol, asset_denomination, asset_type, amount,
+            addresses, first_seen_at, last_seen_at)
+           VALUES ('mainnet', ?, 't', 'rt', 0, ?, 'VALIDATOR', '1', 0, ?, 'a', 'Avalanche', 'AVAX', 9, 'secp256k1', ?, '[]', ?, ?)`,
+          [`u${i}`, demoNodeId('n'), 1000 + i, String((i + 1) * 1_000_000_000), at, at],
+        );
+        await tx.run("INSERT INTO reward_addresses VALUES ('mainnet', ?, ?)", [`u${i}`, address]);
+        await tx.run("INSERT INTO reward_prices VALUES ('mainnet', ?, 'usd', '2', ?)", [`u${i}`, at]);
+      }
     });
     const { log, text: logText } = captureLog('info');
     const metrics = createMetrics({ store: db.store, config, log, clock: createManualClock(0) });

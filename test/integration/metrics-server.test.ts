@@ -19,14 +19,14 @@ afterEach(async () => {
   while (closers.length) await closers.pop()!();
 });
 
-function newMetrics() {
-  const db = testStore();
+async function newMetrics() {
+  const db = await testStore();
   closers.push(db.cleanup);
   return createMetrics({ store: db.store, config, log, clock: createManualClock(0) });
 }
 
 async function serve(options: { readiness?: () => Promise<Readiness>; readinessTimeoutMs?: number } = {}) {
-  const metrics = newMetrics();
+  const metrics = await newMetrics();
   const server = await startHttpServer({
     host: '127.0.0.1',
     port: 0,
@@ -143,8 +143,8 @@ describe('metrics server', () => {
   });
 
   it('keeps everything on its own registry: two in one process', async () => {
-    const a = newMetrics();
-    const b = newMetrics();
+    const a = await newMetrics();
+    const b = await newMetrics();
     a.observeSkippedSlot('supply');
     const countOf = async (m: typeof a) =>
       value(parseExposition((await m.expose()).body), 'glacier_job_skipped_slots_total', {

@@ -1,5 +1,6 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -11,34 +12,45 @@ import {
   rebuildTransactionSummaries,
   refreshExportSummaries,
   type Store,
+  sqliteConnection,
   startJobRun,
   upsertTransactions,
 } from '../../src/store/index.js';
 import type { Transaction } from '../../src/upstream/index.js';
-import { testStore } from '../support/store.js';
+import { onPostgres, testStore } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
+const cleanups: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
 });
 
-function fresh(): Store {
-  const db = testStore();
+async function fresh(): Promise<Store> {
+  const db = await testStore();
   cleanups.push(db.cleanup);
   return db.store;
 }
 
-const all = (store: Store, sql: string) => store.sqlite.prepare(sql).all() as Record<string, unknown>[];
+/** Times the collector writes (ISO-8601 UTC): a row first seen at T1, seen again at T2, T3. */
+const T1 = '2025-06-15T12:00:00.000Z';
+const T2 = '2025-06-15T12:01:00.000Z';
+const T3 = '2025-06-15T12:02:00.000Z';
 
-function insertTx(store: Store, chain: string, hash: string, ts: number, network = 'mainnet'): void {
-  store.sqlite
-    .prepare(
-      `INSERT INTO transactions (chain_id, tx_hash, network, block_number, block_timestamp, block_hash, block_index,
-        tx_status, tx_type, gas_limit, gas_used, gas_price, nonce, value, from_address, to_address, first_seen_at, last_seen_at)
-       VALUES (?, ?, ?, '1', ?, '0xb', 0, '1', 2, '1', '1', '1', '0', '0', '0xa', '0xc', 'x', 'x')`,
-    )
-    .run(chain, hash, network, ts);
+const all = (store: Store, sql: string) => store.all<Record<string, unknown>>(sql);
+
+async function insertTx(
+  store: Store,
+  chain: string,
+  hash: string,
+  ts: number,
+  network = 'mainnet',
+): Promise<void> {
+  await store.run(
+    `INSERT INTO transactions (chain_id, tx_hash, network, block_number, block_timestamp, block_hash, block_index,
+      tx_status, tx_type, gas_limit, gas_used, gas_price, nonce, value, from_address, to_address, first_seen_at, last_seen_at)
+     VALUES (?, ?, ?, '1', ?, '0xb', 0, '1', 2, '1', '1', '1', '0', '0', '0xa', '0xc', ?, ?)`,
+    [chain, hash, network, ts, T1, T1],
+  );
 }
 
 /** The transaction summary recomputed from the rows. */
@@ -54,7 +66,7 @@ const txSummary = (store: Store) =>
     'SELECT network, chain_id, transactions, newest_block_timestamp FROM transaction_summaries WHERE transactions > 0 ORDER BY network, chain_id',
   );
 
-function insertReward(
+async function insertReward(
   store: Store,
   r: {
     utxo: string;
@@ -66,36 +78,35 @@ function insertReward(
     prices?: Record<string, string>;
     addresses: string[];
   },
-): void {
-  store.sqlite
-    .prepare(
-      `INSERT INTO rewards (network, utxo_id, tx_hash, reward_tx_hash, output_index, node_id, reward_type, amount_staked,
-        start_timestamp, end_timestamp, asset_id, asset_name, asset_symbol, asset_denomination, asset_type, amount,
-        addresses, first_seen_at, last_seen_at)
-       VALUES ('mainnet', ?, 't', 'rt', 0, ?, ?, '1', 0, ?, 'FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z', 'Avalanche', 'AVAX', 9,
-        'secp256k1', ?, '[]', 'x', 'x')`,
-    )
-    .run(r.utxo, r.node, r.type, r.end, r.amount);
-  for (const [currency, value] of Object.entries(r.prices ?? {})) setPrice(store, r.utxo, currency, value);
+): Promise<void> {
+  await store.run(
+    `INSERT INTO rewards (network, utxo_id, tx_hash, reward_tx_hash, output_index, node_id, reward_type, amount_staked,
+      start_timestamp, end_timestamp, asset_id, asset_name, asset_symbol, asset_denomination, asset_type, amount,
+      addresses, first_seen_at, last_seen_at)
+     VALUES ('mainnet', ?, 't', 'rt', 0, ?, ?, '1', 0, ?, 'FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z', 'Avalanche', 'AVAX', 9,
+      'secp256k1', ?, '[]', ?, ?)`,
+    [r.utxo, r.node, r.type, r.end, r.amount, T1, T1],
+  );
+  for (const [currency, value] of Object.entries(r.prices ?? {}))
+    await setPrice(store, r.utxo, currency, value);
   for (const a of r.addresses) {
-    store.sqlite.prepare(`INSERT INTO reward_addresses VALUES ('mainnet', ?, ?)`).run(r.utxo, a);
+    await store.run(`INSERT INTO reward_addresses VALUES ('mainnet', ?, ?)`, [r.utxo, a]);
   }
 }
 
-function setPrice(store: Store, utxo: string, currency: string, value: string): void {
-  store.sqlite
-    .prepare(
-      `INSERT INTO reward_prices VALUES ('mainnet', ?, ?, ?, 'x')
-       ON CONFLICT (network, utxo_id, currency) DO UPDATE SET value = excluded.value`,
-    )
-    .run(utxo, currency, value);
+async function setPrice(store: Store, utxo: string, currency: string, value: string): Promise<void> {
+  await store.run(
+    `INSERT INTO reward_prices VALUES ('mainnet', ?, ?, ?, ?)
+     ON CONFLICT (network, utxo_id, currency) DO UPDATE SET value = excluded.value`,
+    [utxo, currency, value, T1],
+  );
 }
 
 /** The reward summaries recomputed in JS from the rows: exact amounts; values per currency to 1e-9. */
-function rewardTruth(store: Store) {
-  const rewards = all(store, 'SELECT * FROM rewards');
-  const links = all(store, 'SELECT * FROM reward_addresses');
-  const prices = all(store, 'SELECT * FROM reward_prices');
+async function rewardTruth(store: Store) {
+  const rewards = await all(store, 'SELECT * FROM rewards');
+  const links = await all(store, 'SELECT * FROM reward_addresses');
+  const prices = await all(store, 'SELECT * FROM reward_prices');
   const base = new Map<string, { rewards: number; amount: bigint; newest: number }>();
   const values = new Map<string, { priced: number; value: number }>();
   const add = (kind: string, subject: string, r: Record<string, unknown>) => {
@@ -120,22 +131,23 @@ function rewardTruth(store: Store) {
   return { base, values };
 }
 
-function expectRewardSummaryRight(store: Store, exactNewest = true): void {
-  const truth = rewardTruth(store);
-  const rows = store.sqlite
-    .prepare('SELECT * FROM reward_summaries WHERE rewards > 0')
-    .safeIntegers(true)
-    .all() as Record<string, bigint | string | number>[];
+async function expectRewardSummaryRight(store: Store, exactNewest = true): Promise<void> {
+  const truth = await rewardTruth(store);
+  // The exact sum as text (SQLite's INTEGER would come back as a double past 2^53).
+  const rows = await store.all<Record<string, string | number>>(
+    `SELECT subject_kind, subject, reward_type, rewards, CAST(amount AS TEXT) AS amount, newest_end_timestamp
+     FROM reward_summaries WHERE rewards > 0`,
+  );
   expect(rows).toHaveLength(truth.base.size);
   for (const row of rows) {
     const key = [row.subject_kind, row.subject, row.reward_type].join('|');
     const t = truth.base.get(key);
     expect(t, key).toBeDefined();
     expect(Number(row.rewards)).toBe(t!.rewards);
-    expect(row.amount).toBe(t!.amount);
+    expect(BigInt(row.amount as string)).toBe(t!.amount);
     if (exactNewest) expect(Number(row.newest_end_timestamp)).toBe(t!.newest);
   }
-  const valueRows = all(store, 'SELECT * FROM reward_value_summaries WHERE priced > 0');
+  const valueRows = await all(store, 'SELECT * FROM reward_value_summaries WHERE priced > 0');
   expect(valueRows).toHaveLength(truth.values.size);
   for (const row of valueRows) {
     const key = [row.subject_kind, row.subject, row.reward_type, row.currency].join('|');
@@ -148,7 +160,7 @@ function expectRewardSummaryRight(store: Store, exactNewest = true): void {
 
 describe('metrics summaries', () => {
   it('count transactions per network and chain as pages are written: new rows, rows read again, re-orgs, deletes', async () => {
-    const store = fresh();
+    const store = await fresh();
     const tx = (i: number, chainId: string, blockTimestamp = 1000 + i) =>
       ({
         chainId,
@@ -167,29 +179,31 @@ describe('metrics summaries', () => {
         from: { address: '0xa' },
         to: { address: '0xc' },
       }) as unknown as Transaction;
-    const page = (network: string, txs: Transaction[], seenAt = 'x') =>
-      store.transaction(() => upsertTransactions(store, network, txs, seenAt));
+    const page = (network: string, txs: Transaction[], seenAt = T1) =>
+      store.transaction((tx) => upsertTransactions(tx, network, txs, seenAt));
     const first = Array.from({ length: 50 }, (_, i) => tx(i, i % 3 === 0 ? '43114' : '1'));
-    page('mainnet', first);
-    page('fuji', [tx(900, '43113', 5)]);
-    expect(txSummary(store)).toEqual(txTruth(store));
+    await page('mainnet', first);
+    await page('fuji', [tx(900, '43113', 5)]);
+    expect(await txSummary(store)).toEqual(await txTruth(store));
     // Overlapping pages (rows read again, one row twice in a page) count each row once.
-    page('mainnet', [...first.slice(40), tx(50, '1'), tx(50, '1')], 'y');
-    expect(txSummary(store)).toEqual(txTruth(store));
+    await page('mainnet', [...first.slice(40), tx(50, '1'), tx(50, '1')], T2);
+    expect(await txSummary(store)).toEqual(await txTruth(store));
     // A re-org moves a transaction to a later block.
-    page('mainnet', [tx(3, '43114', 9999)], 'z');
-    expect(txSummary(store)).toEqual(txTruth(store));
-    store.sqlite.prepare("DELETE FROM transactions WHERE chain_id = '1' AND tx_hash = '0x1'").run();
-    expect(txSummary(store).map((r) => r.transactions)).toEqual(txTruth(store).map((r) => r.transactions));
+    await page('mainnet', [tx(3, '43114', 9999)], T3);
+    expect(await txSummary(store)).toEqual(await txTruth(store));
+    await store.run("DELETE FROM transactions WHERE chain_id = '1' AND tx_hash = '0x1'");
+    expect((await txSummary(store)).map((r) => r.transactions)).toEqual(
+      (await txTruth(store)).map((r) => r.transactions),
+    );
     // Rows written by other means are recounted by the rebuild.
-    insertTx(store, '10', '0xraw', 7);
-    rebuildTransactionSummaries(store);
-    expect(txSummary(store)).toEqual(txTruth(store));
+    await insertTx(store, '10', '0xraw', 7);
+    await rebuildTransactionSummaries(store);
+    expect(await txSummary(store)).toEqual(await txTruth(store));
   });
 
   it('sum rewards per address and node id, and their value per price currency as prices arrive', async () => {
-    const store = fresh();
-    insertReward(store, {
+    const store = await fresh();
+    await insertReward(store, {
       utxo: 'u1',
       node: 'N1',
       type: 'VALIDATOR',
@@ -197,7 +211,7 @@ describe('metrics summaries', () => {
       end: 10,
       addresses: ['a1'],
     });
-    insertReward(store, {
+    await insertReward(store, {
       utxo: 'u2',
       node: 'N1',
       type: 'DELEGATOR',
@@ -206,7 +220,7 @@ describe('metrics summaries', () => {
       prices: { eur: '21.37', usd: '23.1' },
       addresses: ['a1', 'a2'],
     });
-    insertReward(store, {
+    await insertReward(store, {
       utxo: 'u3',
       node: 'N2',
       type: 'VALIDATOR',
@@ -215,16 +229,16 @@ describe('metrics summaries', () => {
       prices: { eur: '0.1' },
       addresses: [],
     });
-    expectRewardSummaryRight(store);
+    await expectRewardSummaryRight(store);
     // The price of u1 arrives; another currency's price of u2 changes; a re-read touches last_seen_at.
-    setPrice(store, 'u1', 'eur', '19.5');
-    setPrice(store, 'u2', 'usd', '24');
-    store.sqlite.prepare("UPDATE rewards SET last_seen_at = 'z'").run();
-    expectRewardSummaryRight(store);
+    await setPrice(store, 'u1', 'eur', '19.5');
+    await setPrice(store, 'u2', 'usd', '24');
+    await store.run('UPDATE rewards SET last_seen_at = ?', [T3]);
+    await expectRewardSummaryRight(store);
     // A link and a price written before their reward, then the reward: each counted once.
-    store.sqlite.prepare("INSERT INTO reward_addresses VALUES ('mainnet', 'u4', 'a3')").run();
-    setPrice(store, 'u4', 'eur', '2');
-    insertReward(store, {
+    await store.run("INSERT INTO reward_addresses VALUES ('mainnet', 'u4', 'a3')");
+    await setPrice(store, 'u4', 'eur', '2');
+    await insertReward(store, {
       utxo: 'u4',
       node: 'N2',
       type: 'VALIDATOR_FEE',
@@ -232,27 +246,27 @@ describe('metrics summaries', () => {
       end: 40,
       addresses: [],
     });
-    expectRewardSummaryRight(store);
+    await expectRewardSummaryRight(store);
     // A changed amount moves the count and every value.
-    store.sqlite.prepare("UPDATE rewards SET amount = '2000000002' WHERE utxo_id = 'u1'").run();
-    expectRewardSummaryRight(store);
-    store.sqlite.prepare("DELETE FROM reward_addresses WHERE utxo_id = 'u2' AND address = 'a2'").run();
-    store.sqlite.prepare("DELETE FROM reward_prices WHERE utxo_id = 'u2' AND currency = 'usd'").run();
-    store.sqlite.prepare("DELETE FROM rewards WHERE utxo_id = 'u3'").run();
-    store.sqlite.prepare("DELETE FROM reward_prices WHERE utxo_id = 'u3'").run();
+    await store.run("UPDATE rewards SET amount = '2000000002' WHERE utxo_id = 'u1'");
+    await expectRewardSummaryRight(store);
+    await store.run("DELETE FROM reward_addresses WHERE utxo_id = 'u2' AND address = 'a2'");
+    await store.run("DELETE FROM reward_prices WHERE utxo_id = 'u2' AND currency = 'usd'");
+    await store.run("DELETE FROM rewards WHERE utxo_id = 'u3'");
+    await store.run("DELETE FROM reward_prices WHERE utxo_id = 'u3'");
     // Deletions never lower a newest time (documented): compare everything else.
-    expectRewardSummaryRight(store, false);
+    await expectRewardSummaryRight(store, false);
   });
 
-  it('keep the latest finished run and the latest success of each job', () => {
-    const store = fresh();
-    const a = startJobRun(store, 'supply', 'all', '2025-01-01T00:00:00.000Z');
-    const b = startJobRun(store, 'supply', 'all', '2025-01-01T00:01:00.000Z');
+  it('keep the latest finished run and the latest success of each job', async () => {
+    const store = await fresh();
+    const a = await startJobRun(store, 'supply', 'all', '2025-01-01T00:00:00.000Z');
+    const b = await startJobRun(store, 'supply', 'all', '2025-01-01T00:01:00.000Z');
     const done = { rowsWritten: 1, requests: 1, computeUnits: 1 };
-    finishJobRun(store, b, { ...done, status: 'failed', finishedAt: '2025-01-01T00:01:05.000Z' });
+    await finishJobRun(store, b, { ...done, status: 'failed', finishedAt: '2025-01-01T00:01:05.000Z' });
     // An older run finishing later does not replace the newer finish, but is the latest success.
-    finishJobRun(store, a, { ...done, status: 'succeeded', finishedAt: '2025-01-01T00:00:30.000Z' });
-    expect(readJobSummaries(store)).toEqual([
+    await finishJobRun(store, a, { ...done, status: 'succeeded', finishedAt: '2025-01-01T00:00:30.000Z' });
+    expect(await readJobSummaries(store)).toEqual([
       {
         job: 'supply',
         lastStatus: 'failed',
@@ -263,80 +277,85 @@ describe('metrics summaries', () => {
     ]);
   });
 
-  it('are filled from the rows already stored when the migration runs on an existing database', () => {
-    const { dir, cleanup } = tempDir();
-    cleanups.push(cleanup);
-    // A database at every migration before the metrics ones, with data.
-    const first = join(dir, 'first');
-    mkdirSync(join(first, 'meta'), { recursive: true });
-    const journal = JSON.parse(readFileSync(join(migrationsFolder(), 'meta', '_journal.json'), 'utf8'));
-    journal.entries = journal.entries.filter((e: { tag: string }) => !e.tag.includes('metrics'));
-    for (const { tag } of journal.entries as { tag: string }[]) {
-      copyFileSync(join(migrationsFolder(), `${tag}.sql`), join(first, `${tag}.sql`));
-    }
-    writeFileSync(join(first, 'meta', '_journal.json'), JSON.stringify(journal));
-    const path = join(dir, 'old.db');
-    const old = openStore(path, { migrate: false });
-    migrate(old.db, { migrationsFolder: first });
-    expect(all(old, "SELECT name FROM sqlite_master WHERE name = 'transaction_summaries'")).toEqual([]);
-    for (let i = 0; i < 10; i++) insertTx(old, String(i % 2), `0x${i}`, i);
-    insertReward(old, {
-      utxo: 'u1',
-      node: 'N1',
-      type: 'VALIDATOR',
-      amount: '3',
-      end: 10,
-      prices: { usd: '2.5' },
-      addresses: ['a1'],
-    });
-    insertReward(old, {
-      utxo: 'u2',
-      node: 'N1',
-      type: 'VALIDATOR',
-      amount: '4',
-      end: 11,
-      addresses: ['a1', 'a2'],
-    });
-    const run = startJobRun(old, 'supply', 'all', '2025-01-01T00:00:00.000Z');
-    finishJobRun(old, run, {
-      status: 'succeeded',
-      finishedAt: '2025-01-01T00:00:02.000Z',
-      rowsWritten: 0,
-      requests: 1,
-      computeUnits: 1,
-    });
-    old.close();
+  // PostgreSQL's migrations create the summaries with the tables: there is no older database to fill.
+  it.skipIf(onPostgres)(
+    'are filled from the rows already stored when the migration runs on an existing database (SQLite)',
+    async () => {
+      const { dir, cleanup } = tempDir();
+      cleanups.push(cleanup);
+      // A database at every migration before the metrics ones, with data.
+      const first = join(dir, 'first');
+      mkdirSync(join(first, 'meta'), { recursive: true });
+      const folder = migrationsFolder('sqlite');
+      const journal = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8'));
+      journal.entries = journal.entries.filter((e: { tag: string }) => !e.tag.includes('metrics'));
+      for (const { tag } of journal.entries as { tag: string }[]) {
+        copyFileSync(join(folder, `${tag}.sql`), join(first, `${tag}.sql`));
+      }
+      writeFileSync(join(first, 'meta', '_journal.json'), JSON.stringify(journal));
+      const path = join(dir, 'old.db');
+      const old = await openStore(path, { migrate: false });
+      migrate(drizzle(sqliteConnection(old)!), { migrationsFolder: first });
+      expect(await all(old, "SELECT name FROM sqlite_master WHERE name = 'transaction_summaries'")).toEqual(
+        [],
+      );
+      for (let i = 0; i < 10; i++) await insertTx(old, String(i % 2), `0x${i}`, i);
+      await insertReward(old, {
+        utxo: 'u1',
+        node: 'N1',
+        type: 'VALIDATOR',
+        amount: '3',
+        end: 10,
+        prices: { usd: '2.5' },
+        addresses: ['a1'],
+      });
+      await insertReward(old, {
+        utxo: 'u2',
+        node: 'N1',
+        type: 'VALIDATOR',
+        amount: '4',
+        end: 11,
+        addresses: ['a1', 'a2'],
+      });
+      const run = await startJobRun(old, 'supply', 'all', '2025-01-01T00:00:00.000Z');
+      await finishJobRun(old, run, {
+        status: 'succeeded',
+        finishedAt: '2025-01-01T00:00:02.000Z',
+        rowsWritten: 0,
+        requests: 1,
+        computeUnits: 1,
+      });
+      await old.close();
 
-    const upgraded = openStore(path);
-    cleanups.push(() => upgraded.close());
-    expect(txSummary(upgraded)).toEqual(txTruth(upgraded));
-    expectRewardSummaryRight(upgraded);
-    expect(readJobSummaries(upgraded)[0]).toMatchObject({
-      job: 'supply',
-      lastSuccessAt: '2025-01-01T00:00:02.000Z',
-    });
-  });
+      const upgraded = await openStore(path);
+      cleanups.push(() => upgraded.close());
+      expect(await txSummary(upgraded)).toEqual(await txTruth(upgraded));
+      await expectRewardSummaryRight(upgraded);
+      expect((await readJobSummaries(upgraded))[0]).toMatchObject({
+        job: 'supply',
+        lastSuccessAt: '2025-01-01T00:00:02.000Z',
+      });
+    },
+  );
 
-  it('refresh export summaries from operations and files: statuses, bytes, loaded rows', () => {
-    const store = fresh();
+  it('refresh export summaries from operations and files: statuses, bytes, loaded rows', async () => {
+    const store = await fresh();
     const op = (id: string, name: string, status: string, created: number) =>
-      store.sqlite
-        .prepare(
-          `INSERT INTO export_operations (operation_id, export_name, first_date, last_date, operation_type, request, status,
-            created_at_ms, updated_at_ms, status_history, recorded_at)
-           VALUES (?, ?, '2025-01-01', '2025-01-01', 'TRANSACTION_EXPORT_EVM', '{}', ?, ?, ?, '[]', 'x')`,
-        )
-        .run(id, name, status, created, created + 500);
-    op('o1', 'treasury', 'COMPLETED', 1000);
-    op('o2', 'treasury', 'FAILED', 2000);
-    op('o3', 'ops', 'RUNNING', 1500);
-    store.sqlite
-      .prepare(
-        "INSERT INTO export_files (operation_id, path, size_bytes, sha256, downloaded_at) VALUES ('o1', '/tmp/x.csv', 1234, 'abc', 'x')",
-      )
-      .run();
-    refreshExportSummaries(store);
-    expect(readExportSummaries(store)).toEqual([
+      store.run(
+        `INSERT INTO export_operations (operation_id, export_name, first_date, last_date, operation_type, request, status,
+          created_at_ms, updated_at_ms, status_history, recorded_at)
+         VALUES (?, ?, '2025-01-01', '2025-01-01', 'TRANSACTION_EXPORT_EVM', '{}', ?, ?, ?, '[]', ?)`,
+        [id, name, status, created, created + 500, T1],
+      );
+    await op('o1', 'treasury', 'COMPLETED', 1000);
+    await op('o2', 'treasury', 'FAILED', 2000);
+    await op('o3', 'ops', 'RUNNING', 1500);
+    await store.run(
+      "INSERT INTO export_files (operation_id, path, size_bytes, sha256, downloaded_at) VALUES ('o1', '/tmp/x.csv', 1234, 'abc', ?)",
+      [T1],
+    );
+    await refreshExportSummaries(store);
+    expect(await readExportSummaries(store)).toEqual([
       {
         exportName: 'ops',
         latestStatus: 'RUNNING',
@@ -357,14 +376,14 @@ describe('metrics summaries', () => {
       },
     ]);
     // Rows count once their load finished; a RUNNING operation past its timeout counts as GAVE_UP.
-    store.sqlite.prepare("UPDATE export_files SET rows_loaded = 500 WHERE operation_id = 'o1'").run();
-    refreshExportSummaries(store);
-    expect(readExportSummaries(store).find((s) => s.exportName === 'treasury')?.rowsLoaded).toBe(0);
-    store.sqlite.prepare("UPDATE export_files SET loaded_at = 'y' WHERE operation_id = 'o1'").run();
-    store.sqlite.prepare("UPDATE export_operations SET gave_up_at = 'z' WHERE operation_id = 'o3'").run();
-    refreshExportSummaries(store);
-    expect(readExportSummaries(store).find((s) => s.exportName === 'treasury')?.rowsLoaded).toBe(500);
-    expect(readExportSummaries(store).find((s) => s.exportName === 'ops')).toMatchObject({
+    await store.run("UPDATE export_files SET rows_loaded = 500 WHERE operation_id = 'o1'");
+    await refreshExportSummaries(store);
+    expect((await readExportSummaries(store)).find((s) => s.exportName === 'treasury')?.rowsLoaded).toBe(0);
+    await store.run("UPDATE export_files SET loaded_at = ? WHERE operation_id = 'o1'", [T2]);
+    await store.run("UPDATE export_operations SET gave_up_at = ? WHERE operation_id = 'o3'", [T3]);
+    await refreshExportSummaries(store);
+    expect((await readExportSummaries(store)).find((s) => s.exportName === 'treasury')?.rowsLoaded).toBe(500);
+    expect((await readExportSummaries(store)).find((s) => s.exportName === 'ops')).toMatchObject({
       latestStatus: 'GAVE_UP',
       statuses: { GAVE_UP: 1 },
     });

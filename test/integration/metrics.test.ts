@@ -8,7 +8,7 @@ import { addresses, nodeId, rig, txHashes } from '../support/metrics-rig.js';
 import { promtool, skipWithout } from '../support/prometheus.js';
 
 const rows = (c: Collector, sql: string, ...params: unknown[]) =>
-  c.store.sqlite.prepare(sql).all(...params) as Record<string, unknown>[];
+  c.store.all<Record<string, unknown>>(sql, params);
 
 /** nAVAX (exact) → AVAX as the closest double, computed independently of src/metrics/decimal.ts. */
 function avax(nAvax: bigint): number {
@@ -76,7 +76,7 @@ describe('metrics of the collected data', () => {
       const entry = byChain.get(tx.chainId) ?? { n: 0, newest: 0 };
       byChain.set(tx.chainId, { n: entry.n + 1, newest: Math.max(entry.newest, tx.blockTimestamp) });
     }
-    const dbChains = rows(
+    const dbChains = await rows(
       c,
       'SELECT chain_id, COUNT(*) AS n, MAX(block_timestamp) AS newest FROM transactions GROUP BY chain_id',
     );
@@ -112,7 +112,7 @@ describe('metrics of the collected data', () => {
         expect(v('glacier_rewards_newest_end_timestamp_seconds', labels)).toBe(
           Math.max(...ofType.map((t) => t.endTimestamp)),
         );
-        const stored = rows(
+        const stored = await rows(
           c,
           `SELECT r.amount, p.value AS price FROM rewards r
            JOIN reward_prices p ON p.network = r.network AND p.utxo_id = r.utxo_id AND p.currency = 'eur'
@@ -135,8 +135,8 @@ describe('metrics of the collected data', () => {
     expect(series).toBeGreaterThan(3);
 
     // Usage: the newest bucket of the series, per group value, as stored.
-    const bucket = rows(c, 'SELECT MAX(bucket_timestamp) AS t FROM usage_metrics')[0]!.t as number;
-    const usage = rows(c, 'SELECT * FROM usage_metrics WHERE bucket_timestamp = ?', bucket);
+    const bucket = (await rows(c, 'SELECT MAX(bucket_timestamp) AS t FROM usage_metrics'))[0]!.t as number;
+    const usage = await rows(c, 'SELECT * FROM usage_metrics WHERE bucket_timestamp = ?', bucket);
     expect(usage.length).toBeGreaterThan(1);
     for (const row of usage) {
       const labels = {
@@ -162,8 +162,8 @@ describe('metrics of the collected data', () => {
     expect(v('glacier_signatures_missing', { network: 'mainnet' })).toBe(1);
 
     // Exports: one completed operation, its file's bytes on disk.
-    const file = rows(c, 'SELECT * FROM export_files')[0]!;
-    const op = rows(c, 'SELECT * FROM export_operations')[0]!;
+    const file = (await rows(c, 'SELECT * FROM export_files'))[0]!;
+    const op = (await rows(c, 'SELECT * FROM export_operations'))[0]!;
     expect(v('glacier_export_operations', { export: 'treasury', status: 'COMPLETED' })).toBe(1);
     expect(v('glacier_export_operations', { export: 'treasury', status: 'FAILED' })).toBe(0);
     expect(v('glacier_export_latest_status', { export: 'treasury', status: 'COMPLETED' })).toBe(1);

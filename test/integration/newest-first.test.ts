@@ -6,7 +6,7 @@ import { type Page, UpstreamHttpError } from '../../src/upstream/index.js';
 import { testStore } from '../support/store.js';
 
 /**
- * The incremental walk against a list that grows on top, with a real SQLite file. Items are numbers:
+ * The incremental walk against a list that grows on top, with a real store (SQLite or PostgreSQL). Items are numbers:
  * the id is the number, the timestamp too; the list is served newest first in pages of 3, with
  * tokens that remember an offset from the bottom (stable while items arrive on top, like the API).
  */
@@ -64,12 +64,12 @@ function run(
     fetchPage: (token) => f.fetchPage(token),
     mark: (n) => ({ ts: n, id: String(n) }),
     reached: (n, m) => n <= m.ts,
-    write: (items) => {
+    write: async (tx, items) => {
       if (opts.crashAfter !== undefined && writes === opts.crashAfter) throw new Error('crash');
       writes++;
-      const stmt = store.sqlite.prepare('INSERT OR IGNORE INTO t (n) VALUES (?)');
       let written = 0;
-      for (const n of items) written += stmt.run(n).changes;
+      for (const n of items)
+        written += await tx.run('INSERT INTO t (n) VALUES (?) ON CONFLICT DO NOTHING', [n]);
       return written;
     },
     maxPages: opts.maxPages ?? 100,
@@ -78,65 +78,67 @@ function run(
   });
 }
 
-const stored = (store: Store) =>
-  (store.sqlite.prepare('SELECT n FROM t ORDER BY n').all() as { n: number }[]).map((r) => r.n);
+const stored = async (store: Store) =>
+  (await store.all<{ n: number }>('SELECT n FROM t ORDER BY n')).map((r) => r.n);
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-let cleanup: () => void = () => {};
+let cleanup: () => Promise<void> = async () => {};
 afterEach(() => cleanup());
 
-function setup() {
-  const t = testStore();
+async function setup() {
+  const t = await testStore();
   cleanup = t.cleanup;
-  t.store.sqlite.exec('CREATE TABLE t (n INTEGER PRIMARY KEY)');
+  await t.store.exec('CREATE TABLE t (n INTEGER PRIMARY KEY)');
   return t.store;
 }
 
 describe('newest-first incremental sync', () => {
   it('reads everything once, then only what arrived on top, with one request when nothing is new', async () => {
-    const store = setup();
+    const store = await setup();
     const f = feed();
     f.add(10);
     expect((await run(store, f)).rowsWritten).toBe(10);
-    expect(stored(store)).toEqual(range(1, 10));
+    expect(await stored(store)).toEqual(range(1, 10));
     const before = f.requests;
     expect((await run(store, f)).rowsWritten).toBe(0);
     expect(f.requests - before).toBe(1);
     f.add(4);
     expect((await run(store, f)).rowsWritten).toBe(4);
-    expect(stored(store)).toEqual(range(1, 14));
+    expect(await stored(store)).toEqual(range(1, 14));
   });
 
   it('resumes after a crash from the page after the last committed one, losing nothing', async () => {
-    const store = setup();
+    const store = await setup();
     const f = feed();
     f.add(12);
     await expect(run(store, f, { crashAfter: 2 })).rejects.toThrow('crash');
-    expect(stored(store)).toEqual(range(7, 12));
-    const cursor = readCursor<NewestFirstCursor>(store, 'test', 's');
+    expect(await stored(store)).toEqual(range(7, 12));
+    const cursor = await readCursor<NewestFirstCursor>(store, 'test', 's');
     expect(cursor?.pending).toBeDefined();
     f.add(2); // items arrive while the collector is down
     await run(store, f);
-    expect(stored(store)).toEqual(range(1, 14));
-    expect(readCursor<NewestFirstCursor>(store, 'test', 's')).toEqual({ highWater: { ts: 14, id: '14' } });
+    expect(await stored(store)).toEqual(range(1, 14));
+    expect(await readCursor<NewestFirstCursor>(store, 'test', 's')).toEqual({
+      highWater: { ts: 14, id: '14' },
+    });
   });
 
   it('a maxPages stop continues on the next run instead of leaving a gap', async () => {
-    const store = setup();
+    const store = await setup();
     const f = feed();
     f.add(3);
     await run(store, f);
     f.add(15); // 5 pages of new items above the mark
     const first = await run(store, f, { maxPages: 2 });
     expect(first.complete).toBe(false);
-    expect(stored(store)).toEqual([...range(1, 3), ...range(13, 18)]);
+    expect(await stored(store)).toEqual([...range(1, 3), ...range(13, 18)]);
     await run(store, f, { maxPages: 2 });
     await run(store, f, { maxPages: 2 });
-    expect(stored(store)).toEqual(range(1, 18));
+    expect(await stored(store)).toEqual(range(1, 18));
   });
 
   it('an expired pending token restarts the segment from the top, down to the same mark', async () => {
-    const store = setup();
+    const store = await setup();
     const f = feed();
     f.add(3);
     await run(store, f);
@@ -145,22 +147,22 @@ describe('newest-first incremental sync', () => {
     f.expireTokens();
     f.add(1);
     await run(store, f);
-    expect(stored(store)).toEqual(range(1, 13));
+    expect(await stored(store)).toEqual(range(1, 13));
   });
 
   it('without backfill, the first run takes maxPages and starts from there', async () => {
-    const store = setup();
+    const store = await setup();
     const f = feed();
     f.add(30);
     await run(store, f, { maxPages: 2, backfill: false });
-    expect(stored(store)).toEqual(range(25, 30));
+    expect(await stored(store)).toEqual(range(25, 30));
     f.add(2);
     await run(store, f, { maxPages: 2, backfill: false });
-    expect(stored(store)).toEqual(range(25, 32));
+    expect(await stored(store)).toEqual(range(25, 32));
   });
 
   it('requests the next page while the current one is written, and commits pages in order', async () => {
-    const store = setup();
+    const store = await setup();
     const f = feed();
     f.add(9);
     const events: string[] = [];
@@ -174,7 +176,7 @@ describe('newest-first incremental sync', () => {
       },
       mark: (n) => ({ ts: n, id: String(n) }),
       reached: (n, m) => n <= m.ts,
-      write: (items) => {
+      write: async (_tx, items) => {
         events.push(`write ${items[0]}`);
         return items.length;
       },
@@ -188,7 +190,7 @@ describe('newest-first incremental sync', () => {
   });
 
   it('a failed write with a page in flight fails the run, and the next run resumes without a gap', async () => {
-    const store = setup();
+    const store = await setup();
     const f = feed();
     f.add(15);
     const unhandled: unknown[] = [];
@@ -204,6 +206,6 @@ describe('newest-first incremental sync', () => {
     }
     f.expireTokensAfter = undefined;
     await run(store, f);
-    expect(stored(store)).toEqual(range(1, 15));
+    expect(await stored(store)).toEqual(range(1, 15));
   });
 });

@@ -1,9 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { demoAddress } from '../../src/demo-config.js';
 import { type SimulatorHandle, startSimulator } from '../../src/simulator/index.js';
 import { runCli } from '../support/cli.js';
+import { testDatabase } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 
 let sim: SimulatorHandle;
@@ -36,11 +37,23 @@ afterAll(async () => {
   cleanup?.();
 });
 
+const databases: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of databases.splice(0)) await c();
+});
+
+/** DATABASE_PATH or DATABASE_URL of a database of this test's own. */
+async function databaseEnv() {
+  const db = await testDatabase();
+  databases.push(db.cleanup);
+  return db.env;
+}
+
 describe('run progress', () => {
   it('draws a bar per rewards batch and human-readable logs in a terminal', async () => {
     const r = await runCli(
       ['-c', configPath, 'run', 'rewards'],
-      { GLACIER_BASE_URL: sim.url, DATABASE_PATH: join(dir, 'terminal.db') },
+      { GLACIER_BASE_URL: sim.url, ...(await databaseEnv()) },
       { terminal: true },
     );
     expect(r.code, r.stdout).toBe(0);
@@ -52,7 +65,7 @@ describe('run progress', () => {
   it('writes JSON lines and no bar when the output is not a terminal', async () => {
     const r = await runCli(['-c', configPath, 'run', 'rewards'], {
       GLACIER_BASE_URL: sim.url,
-      DATABASE_PATH: join(dir, 'piped.db'),
+      ...(await databaseEnv()),
     });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split('\n').filter(Boolean);

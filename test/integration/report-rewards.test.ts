@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rewards } from '../../jobs/rewards.js';
@@ -6,11 +6,12 @@ import { demoAddress, demoNodeId } from '../../src/demo-config.js';
 import { buildRewardsReport, ReportError } from '../../src/report/rewards.js';
 import { runJob } from '../../src/runner.js';
 import type { HistoricalReward } from '../../src/simulator/types.js';
-import { upsertRewards } from '../../src/store/index.js';
+import { maskDatabaseUrl, upsertRewards } from '../../src/store/index.js';
 import type { Currency } from '../../src/upstream/endpoints.js';
 import type { HistoricalReward as StoredReward } from '../../src/upstream/index.js';
 import { runCli } from '../support/cli.js';
 import { type Collector, startCollector } from '../support/collector.js';
+import { databaseCreated, testDatabase } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 
 // Seed 7 and these labels give rewards of every type, some ending in the last 24 h (no price yet).
@@ -43,7 +44,7 @@ beforeAll(async () => {
       jobs: { rewards: { schedule: '0 * * * *', addresses, nodeIds: [nodeId], currency: 'usd' } },
     }),
   );
-  env = { DATABASE_PATH: c.dbPath, GLACIER_CONFIG: configPath };
+  env = { ...c.dbEnv, GLACIER_CONFIG: configPath };
 });
 
 afterAll(async () => {
@@ -179,7 +180,8 @@ describe('report rewards', () => {
       [['--from', FROM, '--to', TO, '--format', 'xml'], "'xml' is invalid"],
       [['--to', TO], "required option '--from <date>' not specified"],
     ];
-    const noDatabase = { ...env, DATABASE_PATH: join(c.dbPath, '..', 'none.db') };
+    const none = await testDatabase({ filename: 'none.db' });
+    const noDatabase = { ...env, ...none.env };
     cases.push([['--from', '2025-13-01', '--to', TO], '--from "2025-13-01": not a date']);
     const results = await Promise.all(
       cases.map(([args], i) =>
@@ -189,8 +191,12 @@ describe('report rewards', () => {
     // With good arguments, a missing database is a failure (1), and it is not created.
     const missing = await runCli(['report', 'rewards', '--from', FROM, '--to', TO], noDatabase);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain(`no database at ${noDatabase.DATABASE_PATH}`);
-    expect(existsSync(noDatabase.DATABASE_PATH)).toBe(false);
+    try {
+      expect(missing.stderr).toContain(`no database at ${maskDatabaseUrl(none.location)}`);
+      expect(await databaseCreated(none)).toBe(false);
+    } finally {
+      await none.cleanup();
+    }
     results.forEach((r, i) => {
       expect({ args: cases[i]![0], code: r.code, stdout: r.stdout }).toEqual({
         args: cases[i]![0],
@@ -211,13 +217,13 @@ describe('report rewards', () => {
     ],
     [{ from: FROM, to: TO, currency: 'xyz' }, '--currency "xyz": not a currency the API prices in'],
     [{ from: FROM, to: TO, addresses: [demoAddress('stranger')] }, 'no rewards collected for it on mainnet'],
-  ])('rejects %j with a ReportError', (request, message) => {
-    expect(() => buildRewardsReport(c.store, job, request)).toThrow(ReportError);
-    expect(() => buildRewardsReport(c.store, job, request)).toThrow(message);
+  ])('rejects %j with a ReportError', async (request, message) => {
+    await expect(buildRewardsReport(c.store, job, request)).rejects.toThrow(ReportError);
+    await expect(buildRewardsReport(c.store, job, request)).rejects.toThrow(message);
   });
 
   /** A reward of the first address, stored as the API would send it, with changes. */
-  function storeReward(utxoId: string, change: (r: StoredReward) => void): string {
+  async function storeReward(utxoId: string, change: (r: StoredReward) => void): Promise<string> {
     const base = c.sim.truth.rewards('mainnet', { addresses: [addresses[0]!] }, 'usd')[5]!;
     const reward: StoredReward = {
       ...base,
@@ -225,16 +231,16 @@ describe('report rewards', () => {
       reward: { ...base.reward, historicalPrice: { currencyCode: 'usd', value: '1' } },
     };
     change(reward);
-    upsertRewards(c.store, 'mainnet', [reward], new Date(c.clock.now()).toISOString());
+    await upsertRewards(c.store, 'mainnet', [reward], new Date(c.clock.now()).toISOString());
     return new Date(reward.endTimestamp * 1000).toISOString().slice(0, 10);
   }
 
-  it('lists a reward shared by two configured addresses once, under both', () => {
-    const day = storeReward('shared-utxo', (r) => {
+  it('lists a reward shared by two configured addresses once, under both', async () => {
+    const day = await storeReward('shared-utxo', (r) => {
       r.addresses = [...addresses];
     });
     for (const filter of [undefined, [addresses[0]!], addresses]) {
-      const report = buildRewardsReport(c.store, job, { from: day, to: day, addresses: filter });
+      const report = await buildRewardsReport(c.store, job, { from: day, to: day, addresses: filter });
       const rows = report.rows.filter((row) => row.utxoId === 'shared-utxo');
       expect(rows).toHaveLength(1);
       expect(rows[0]!.address).toBe([...addresses].sort().join(' '));
@@ -242,7 +248,7 @@ describe('report rewards', () => {
     }
   });
 
-  it('rounds values to cents half to even, exactly', () => {
+  it('rounds values to cents half to even, exactly', async () => {
     const cases = [
       ['1005000000', '1', '1.00'], // 1.005 → 1.00 (0 is even)
       ['1015000000', '1', '1.02'], // 1.015 → 1.02
@@ -251,12 +257,15 @@ describe('report rewards', () => {
       ['500000000', '0.01', '0.00'], // 0.005 → 0.00
       ['1500000000', '0.01', '0.02'], // 0.015 → 0.02
     ] as const;
-    const days = cases.map(([amount, price], i) =>
-      storeReward(`rounding-${i}`, (r) => {
-        r.reward = { ...r.reward, amount, historicalPrice: { currencyCode: 'usd', value: price } };
-      }),
-    );
-    const report = buildRewardsReport(c.store, job, { from: days[0]!, to: days[0]! });
+    const days: string[] = [];
+    for (const [i, [amount, price]] of cases.entries()) {
+      days.push(
+        await storeReward(`rounding-${i}`, (r) => {
+          r.reward = { ...r.reward, amount, historicalPrice: { currencyCode: 'usd', value: price } };
+        }),
+      );
+    }
+    const report = await buildRewardsReport(c.store, job, { from: days[0]!, to: days[0]! });
     cases.forEach(([, , value], i) => {
       expect(report.rows.find((r) => r.utxoId === `rounding-${i}`)?.value).toBe(value);
     });

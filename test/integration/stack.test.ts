@@ -87,7 +87,11 @@ describe('docker-compose.yml', () => {
         continue;
       }
       // redis:7.2.5-alpine, prom/prometheus:v2.53.1, grafana/grafana:11.2.0: never `latest` or `7`.
-      expect(s.image, name).toMatch(/:v?\d+\.\d+\.\d+(-[a-z0-9]+)?$/);
+      // PostgreSQL's releases have two numbers since 10: postgres:17.6 is one exact release.
+      const exact = s.image?.startsWith('postgres:')
+        ? /:\d+\.\d+(-[a-z0-9]+)?$/
+        : /:v?\d+\.\d+\.\d+(-[a-z0-9]+)?$/;
+      expect(s.image, name).toMatch(exact);
     }
   });
 
@@ -392,7 +396,7 @@ describe.skipIf(skipWithout('prometheus'))(
       );
       proc = spawnCli(['start', '-c', configPath], {
         GLACIER_BASE_URL: h.sim.url,
-        DATABASE_PATH: h.dbPath,
+        ...h.dbEnv,
         METRICS_HOST: '127.0.0.1',
         METRICS_PORT: String(port),
       });

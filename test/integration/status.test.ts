@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportsJob } from '../../jobs/exports.js';
@@ -9,8 +9,10 @@ import { demoAddress } from '../../src/demo-config.js';
 import { runJob } from '../../src/runner.js';
 import { readCron } from '../../src/schedule.js';
 import type { Status } from '../../src/status.js';
+import { maskDatabaseUrl } from '../../src/store/index.js';
 import { runCli } from '../support/cli.js';
 import { type Collector, evmExportPayload, startCollector } from '../support/collector.js';
+import { databaseCreated, STORE, testDatabase } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 
 const timezone = 'Europe/Paris';
@@ -61,7 +63,7 @@ beforeAll(async () => {
       },
     }),
   );
-  env = { DATABASE_PATH: c.dbPath, GLACIER_CONFIG: configPath };
+  env = { ...c.dbEnv, GLACIER_CONFIG: configPath };
 });
 
 afterAll(async () => {
@@ -69,7 +71,17 @@ afterAll(async () => {
   cleanup?.();
 });
 
-const count = (sql: string) => (c.store.sqlite.prepare(sql).get() as { n: number }).n;
+const count = async (sql: string) => (await c.store.get<{ n: number }>(sql))!.n;
+
+/** The collector's tables (not the migrations' own), as the database lists them. */
+const tableNames = async () =>
+  (
+    await c.store.all<{ name: string }>(
+      c.store.dialect === 'sqlite'
+        ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'"
+        : "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name NOT LIKE '\\_\\_%'",
+    )
+  ).map((t) => t.name);
 
 describe('status', () => {
   it('--json gives rows per table, each job run and next run, compute units today and exports in flight', async () => {
@@ -78,14 +90,14 @@ describe('status', () => {
     const status = JSON.parse(r.stdout) as Status;
     const now = new Date(status.now);
 
-    const tables = c.store.sqlite
-      .prepare(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'",
-      )
-      .all() as { name: string }[];
-    expect(status.database.tables.map((t) => t.table).sort()).toEqual(tables.map((t) => t.name).sort());
+    expect(status.database).toMatchObject({
+      kind: STORE,
+      location: maskDatabaseUrl(c.location),
+      exists: true,
+    });
+    expect(status.database.tables.map((t) => t.table).sort()).toEqual((await tableNames()).sort());
     for (const t of status.database.tables)
-      expect(t.rows).toBe(count(`SELECT COUNT(*) AS n FROM "${t.table}"`));
+      expect(t.rows).toBe(await count(`SELECT COUNT(*) AS n FROM "${t.table}"`));
     expect(status.database.tables.find((t) => t.table === 'rewards')!.rows).toBeGreaterThan(0);
 
     const byJob = new Map(status.jobs.map((j) => [j.job, j]));
@@ -111,10 +123,9 @@ describe('status', () => {
       expect(byJob.get(job)!.nextRunAt).toBe(readCron(schedule, timezone).nextAfter(now).toISOString());
     }
 
-    const runs = c.store.sqlite.prepare('SELECT started_at, compute_units FROM job_runs').all() as {
-      started_at: string;
-      compute_units: number;
-    }[];
+    const runs = await c.store.all<{ started_at: string; compute_units: number }>(
+      'SELECT started_at, compute_units FROM job_runs',
+    );
     const today = runs.filter((run) => run.started_at.startsWith(status.now.slice(0, 10)));
     expect(status.computeUnits).toEqual({
       day: status.now.slice(0, 10),
@@ -125,9 +136,9 @@ describe('status', () => {
     });
     expect(status.computeUnits.spent).toBeGreaterThan(100); // the rewards pages alone cost 100 each
 
-    const running = c.store.sqlite
-      .prepare("SELECT operation_id FROM export_operations WHERE status = 'RUNNING'")
-      .all() as { operation_id: string }[];
+    const running = await c.store.all<{ operation_id: string }>(
+      "SELECT operation_id FROM export_operations WHERE status = 'RUNNING'",
+    );
     expect(running).toHaveLength(1);
     expect(status.exportsInFlight.map((e) => e.operationId)).toEqual([running[0]!.operation_id]);
     expect(status.exportsInFlight[0]).toMatchObject({ exportName: 'treasury', status: 'RUNNING' });
@@ -147,13 +158,22 @@ describe('status', () => {
   });
 
   it('reports a database that does not exist yet without creating it', async () => {
-    const path = join(dir, 'missing.db');
-    const r = await runCli(['status', '--json'], { ...env, DATABASE_PATH: path });
-    expect(r.code, r.stderr).toBe(0);
-    const status = JSON.parse(r.stdout) as Status;
-    expect(status.database).toEqual({ path, exists: false, tables: [] });
-    expect(status.jobs.every((j) => j.lastRun === null)).toBe(true);
-    expect(status.computeUnits.spent).toBe(0);
-    expect(existsSync(path)).toBe(false);
+    const missing = await testDatabase({ filename: 'missing.db' });
+    try {
+      const r = await runCli(['status', '--json'], { ...env, ...missing.env });
+      expect(r.code, r.stderr).toBe(0);
+      const status = JSON.parse(r.stdout) as Status;
+      expect(status.database).toEqual({
+        kind: STORE,
+        location: maskDatabaseUrl(missing.location),
+        exists: false,
+        tables: [],
+      });
+      expect(status.jobs.every((j) => j.lastRun === null)).toBe(true);
+      expect(status.computeUnits.spent).toBe(0);
+      expect(await databaseCreated(missing)).toBe(false);
+    } finally {
+      await missing.cleanup();
+    }
   });
 });

@@ -8,7 +8,7 @@ import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../
 import type { Store } from '../../src/store/index.js';
 import { type AttemptEvent, createDataApiClient } from '../../src/upstream/index.js';
 import { captureLog } from './log.js';
-import { testStore } from './store.js';
+import { type DatabaseEnv, testStore } from './store.js';
 
 /** 2025-06-15T12:34:56Z: a fixed "now" so that expected data can be computed. */
 export const T0 = Date.UTC(2025, 5, 15, 12, 34, 56);
@@ -16,7 +16,9 @@ export const T0 = Date.UTC(2025, 5, 15, 12, 34, 56);
 export interface Collector {
   sim: SimulatorHandle;
   store: Store;
-  dbPath: string;
+  /** The store's location (SQLite path or PostgreSQL URL) and its DATABASE_PATH / DATABASE_URL. */
+  location: string;
+  dbEnv: DatabaseEnv;
   clock: ManualClock;
   deps: RunJobDeps;
   /** Every log line written, as text. */
@@ -26,7 +28,7 @@ export interface Collector {
   close: () => Promise<void>;
 }
 
-/** The simulator on port 0, a fresh SQLite file, and the collector's real parts wired to them. */
+/** The simulator on port 0, a fresh store (test/support/store.ts), and the collector's real parts wired to them. */
 export async function startCollector(
   options: {
     sim?: SimulatorOptions;
@@ -38,7 +40,7 @@ export async function startCollector(
 ): Promise<Collector> {
   const clock = options.clock ?? createManualClock(T0);
   const sim = await startSimulator({ port: 0, seed: 7, clock, ...options.sim });
-  const { store, path, cleanup } = testStore();
+  const { store, location, env: dbEnv, cleanup } = await testStore();
   const { log, text: logs } = captureLog('debug');
   const delays: number[] = [];
   const dispatcher = new Agent({ keepAliveTimeout: 1_000 });
@@ -58,7 +60,8 @@ export async function startCollector(
   return {
     sim,
     store,
-    dbPath: path,
+    location,
+    dbEnv,
     clock,
     deps: { client, store, log, clock, secrets: options.apiKey ? [options.apiKey] : [] },
     logs,
@@ -66,7 +69,7 @@ export async function startCollector(
     close: async () => {
       await dispatcher.destroy();
       await sim.close();
-      cleanup();
+      await cleanup();
     },
   };
 }

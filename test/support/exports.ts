@@ -61,8 +61,8 @@ export async function drainPolls(
   return runs;
 }
 
-export function count(c: Collector, sql: string, ...params: unknown[]): number {
-  return (c.store.sqlite.prepare(sql).get(...params) as { n: number }).n;
+export async function count(c: Collector, sql: string, ...params: unknown[]): Promise<number> {
+  return (await c.store.get<{ n: number }>(sql, params))!.n;
 }
 
 export function createRequests(c: Collector): number {
@@ -75,10 +75,11 @@ export function parseCsvFile(path: string): Record<string, string>[] {
 }
 
 /** exported_transactions of one operation as the CSV's own column names, for comparison. */
-export function loadedRowsAsCsv(c: Collector, operationId: string): Record<string, string>[] {
-  const rows = c.store.sqlite
-    .prepare('SELECT * FROM exported_transactions WHERE operation_id = ? ORDER BY block_timestamp, tx_hash')
-    .all(operationId) as Record<string, string | number | null>[];
+export async function loadedRowsAsCsv(c: Collector, operationId: string): Promise<Record<string, string>[]> {
+  const rows = await c.store.all<Record<string, string | number | null>>(
+    'SELECT * FROM exported_transactions WHERE operation_id = ? ORDER BY block_timestamp, tx_hash',
+    [operationId],
+  );
   return rows.map((r) => ({
     txHash: String(r['tx_hash']),
     blockNumber: String(r['block_number']),

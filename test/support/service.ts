@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { type Config, loadConfig } from '../../src/config/index.js';
 import { type Service, type ServiceOptions, startService } from '../../src/service.js';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import { captureLog } from './log.js';
+import { type DatabaseEnv, testDatabase } from './store.js';
 import { tempDir } from './tmp.js';
 
 export { captureLog };
@@ -12,7 +12,10 @@ export { captureLog };
 export interface ServiceHarness {
   sim: SimulatorHandle;
   dir: string;
-  dbPath: string;
+  /** The store's location (SQLite path or PostgreSQL URL), not opened until a service opens it. */
+  location: string;
+  /** DATABASE_PATH or DATABASE_URL, for a CLI process on the same store. */
+  dbEnv: DatabaseEnv;
   /** A BullMQ prefix of this test's own on the shared Redis. */
   prefix: string;
   config(file: Record<string, unknown>, env?: Record<string, string>): Config;
@@ -20,27 +23,28 @@ export interface ServiceHarness {
   close(): Promise<void>;
 }
 
-/** The simulator on port 0, a SQLite file, a unique queue prefix; every service started is closed. */
+/** The simulator on port 0, a store of its own, a unique queue prefix; every service started is closed. */
 export async function serviceHarness(
   options: { sim?: SimulatorOptions; redisUrl?: string } = {},
 ): Promise<ServiceHarness> {
   const sim = await startSimulator({ port: 0, seed: 7, ...options.sim });
   const { dir, cleanup } = tempDir('glacier-svc-');
-  const dbPath = join(dir, 'collector.db');
+  const db = await testDatabase({ filename: 'collector.db' });
   const prefix = `t${randomBytes(4).toString('hex')}`;
   const redisUrl = options.redisUrl ?? 'redis://127.0.0.1:6379';
   const services: Service[] = [];
   return {
     sim,
     dir,
-    dbPath,
+    location: db.location,
+    dbEnv: db.env,
     prefix,
     config(file, env = {}) {
       const service = (file.service ?? {}) as Record<string, unknown>;
       return loadConfig({
         env: {
           GLACIER_BASE_URL: sim.url,
-          DATABASE_PATH: dbPath,
+          ...db.env,
           REDIS_URL: redisUrl,
           METRICS_HOST: '127.0.0.1',
           METRICS_PORT: '0',
@@ -59,6 +63,7 @@ export async function serviceHarness(
       await Promise.allSettled(services.map((s) => s.close()));
       await sim.close();
       await deletePrefix(redisUrl, prefix);
+      await db.cleanup();
       cleanup();
     },
   };
@@ -109,6 +114,6 @@ export interface RunRow {
   error: string | null;
 }
 
-export function jobRuns(service: Service): RunRow[] {
-  return service.app.store.sqlite.prepare('SELECT * FROM job_runs ORDER BY id').all() as RunRow[];
+export function jobRuns(service: Service): Promise<RunRow[]> {
+  return service.app.store.all<RunRow>('SELECT * FROM job_runs ORDER BY id');
 }

@@ -193,6 +193,50 @@ describe('environment', () => {
   });
 });
 
+describe('the database', () => {
+  it('is the SQLite file of DATABASE_PATH, by default ./data/glacier.db', () => {
+    expect(loadConfig({ env: {}, cwd: '/srv' }).database).toEqual({
+      kind: 'sqlite',
+      path: '/srv/data/glacier.db',
+    });
+    expect(loadConfig({ env: { DATABASE_PATH: 'x/c.db' }, cwd: '/srv' }).database).toEqual({
+      kind: 'sqlite',
+      path: '/srv/x/c.db',
+    });
+  });
+
+  it.each(['postgres', 'postgresql'])('is PostgreSQL when DATABASE_URL is a %s:// URL', (scheme) => {
+    const url = `${scheme}://collector:hunter2@db.example.com:5432/glacier`;
+    const config = loadConfig({ env: { DATABASE_URL: url }, cwd: '/nonexistent' });
+    expect(config.database).toMatchObject({ kind: 'postgres', url });
+    const described = JSON.stringify(describeConfig(config));
+    expect(described).not.toContain('hunter2');
+    expect(described).toContain('db.example.com:5432/glacier');
+  });
+
+  it('refuses DATABASE_URL and DATABASE_PATH both set, naming both, the password masked', () => {
+    const err = configError(() =>
+      loadConfig({
+        env: { DATABASE_URL: 'postgres://collector:hunter2@db:5432/glacier', DATABASE_PATH: 'glacier.db' },
+        cwd: '/nonexistent',
+      }),
+    );
+    expect(err.message).toContain('DATABASE_URL');
+    expect(err.message).toContain('DATABASE_PATH');
+    expect(err.message).not.toContain('hunter2');
+  });
+
+  it.each(['mysql://collector:hunter2@db/glacier', 'collector:hunter2@db/glacier'])(
+    "refuses a DATABASE_URL that is not PostgreSQL's (%s), the password masked",
+    (url) => {
+      const err = configError(() => loadConfig({ env: { DATABASE_URL: url }, cwd: '/nonexistent' }));
+      expect(err.message).toContain('DATABASE_URL');
+      expect(err.message).toContain('postgres://');
+      expect(err.message).not.toContain('hunter2');
+    },
+  );
+});
+
 describe('identifiers', () => {
   it.each([
     [demoAddress('x'), 'mainnet', undefined],

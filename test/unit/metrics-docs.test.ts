@@ -25,14 +25,14 @@ function documented(): Map<string, { type: string; labels: string[] }> {
   return rows;
 }
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
 });
 
 describe('docs/metrics.md', () => {
-  it('documents every metric the code registers, with its type and labels, and nothing else', () => {
-    const db = testStore();
+  it('documents every metric the code registers, with its type and labels, and nothing else', async () => {
+    const db = await testStore();
     cleanups.push(db.cleanup);
     const metrics = createMetrics({
       store: db.store,

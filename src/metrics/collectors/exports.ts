@@ -3,8 +3,15 @@ import { operationStatuses } from '../../upstream/enums.js';
 import { OTHER } from '../cap.js';
 import type { Scrape } from '../scrape.js';
 
-/** Exports per definition, from export_summaries (refreshed after each exports run). */
-export function defineExportsCollector(scrape: Scrape, store: Store): void {
+/**
+ * Exports per definition, from export_summaries (refreshed after each exports run). `refreshed`
+ * resolves when the refresh in flight, if any, is over: a scrape right after a run sees it.
+ */
+export function defineExportsCollector(
+  scrape: Scrape,
+  store: Store,
+  refreshed: () => Promise<void> = async () => undefined,
+): void {
   scrape.define({
     name: 'exports',
     families: {
@@ -34,8 +41,10 @@ export function defineExportsCollector(scrape: Scrape, store: Store): void {
         labelNames: ['export'],
       },
     },
-    read(g, cap) {
-      const kept = cap('glacier_export_operations', 'export definitions', readExportSummaries(store), {
+    async read(g, cap) {
+      await refreshed();
+      const summaries = await readExportSummaries(store);
+      const kept = cap('glacier_export_operations', 'export definitions', summaries, {
         unitOf: (s) => s.exportName,
         foldKeyOf: () => OTHER,
         fold: (into: ExportSummary | undefined, s) => {

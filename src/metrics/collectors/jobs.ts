@@ -54,9 +54,10 @@ export function defineJobsCollector(scrape: Scrape, store: Store, config: Config
         labelNames,
       },
     },
-    read(g) {
+    async read(g) {
+      const summaries = await readJobSummaries(store);
       for (const { job, gap } of intervals) g.interval.set({ job_name: job }, gap);
-      for (const s of readJobSummaries(store)) {
+      for (const s of summaries) {
         const labels = { job_name: s.job };
         if (s.lastSuccessAt) g.lastSuccess.set(labels, Date.parse(s.lastSuccessAt) / 1000);
         g.lastDuration.set(labels, (Date.parse(s.lastFinishedAt) - Date.parse(s.lastStartedAt)) / 1000);

@@ -66,9 +66,10 @@ export function defineRewardsCollector(scrape: Scrape, store: Store, config: Con
         labelNames: LABELS,
       },
     },
-    read(g, cap) {
+    async read(g, cap) {
       if (!job || !network) return;
-      const series: Series[] = readRewardTotals(store, network, job.currency, subjects).map((t) => ({
+      const totals = await readRewardTotals(store, network, job.currency, subjects);
+      const series: Series[] = totals.map((t) => ({
         kind: t.subjectKind,
         subject: t.subject,
         rewardType: t.rewardType,

@@ -20,11 +20,11 @@ export function defineSignaturesCollector(scrape: Scrape, store: Store, config: 
         labelNames: ['network'],
       },
     },
-    read(g) {
+    async read(g) {
       if (!job) return;
       const network = canonicalNetwork(job.network);
       const wanted = new Set(job.txHashes).size;
-      const collected = countStoredSignatures(store, network, job.txHashes);
+      const collected = await countStoredSignatures(store, network, job.txHashes);
       g.collected.set({ network }, collected);
       g.missing.set({ network }, wanted - collected);
     },

@@ -29,8 +29,8 @@ export function defineSupplyCollector(scrape: Scrape, store: Store): void {
         help: "The newest snapshot's lastUpdated, Unix seconds.",
       },
     },
-    read(g) {
-      const s = readLatestSupply(store);
+    async read(g) {
+      const s = await readLatestSupply(store);
       if (!s) return;
       g.circulating.set(decimalToNumber(s.circulatingSupply));
       g.total.set(decimalToNumber(s.totalSupply));

@@ -18,9 +18,9 @@ export function defineTransactionsCollector(scrape: Scrape, store: Store): void 
         labelNames: ['network', 'chain'],
       },
     },
-    read(g, cap) {
+    async read(g, cap) {
       // The busiest chains keep their own series.
-      const rows = readTransactionSummaries(store).sort((a, b) => b.transactions - a.transactions);
+      const rows = (await readTransactionSummaries(store)).sort((a, b) => b.transactions - a.transactions);
       const kept = cap('glacier_transactions_collected', 'chains', rows, {
         unitOf: (r) => `${r.network}/${r.chainId}`,
         foldKeyOf: (r) => r.network,

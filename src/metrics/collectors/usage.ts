@@ -41,8 +41,8 @@ export function defineUsageCollector(scrape: Scrape, store: Store): void {
         labelNames: SERIES,
       },
     },
-    read(g, cap) {
-      const rows: Row[] = readLatestUsageBuckets(store);
+    async read(g, cap) {
+      const rows: Row[] = await readLatestUsageBuckets(store);
       const kept = cap<Row>('glacier_usage_requests', 'usage groups', rows, {
         unitOf: (r) => `${seriesKey(r)}\n${r.groupValue}`,
         foldKeyOf: seriesKey,

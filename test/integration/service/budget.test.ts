@@ -61,11 +61,9 @@ describe('one compute-unit budget for every worker', () => {
     const workers: Service[] = [];
     for (let i = 0; i < 3; i++) workers.push(await h.start(config, { role: 'worker', ...time }));
     await h.start(config, { role: 'scheduler', ...time });
-    const done = () =>
-      jobRuns(workers[0]!)
-        .filter((r) => r.status === 'succeeded')
-        .map((r) => r.job);
-    await waitFor(() => new Set(done()).size === 3, 40_000, 'three jobs to succeed');
+    const done = async () =>
+      (await jobRuns(workers[0]!)).filter((r) => r.status === 'succeeded').map((r) => r.job);
+    await waitFor(async () => new Set(await done()).size === 3, 40_000, 'three jobs to succeed');
 
     const statuses = h.sim.requests.map((r) => r.status);
     expect(statuses).not.toContain(429);
@@ -77,9 +75,7 @@ describe('one compute-unit budget for every worker', () => {
     expect(spent).toBeGreaterThan(400); // the test asked for more than two minutes' budget
 
     const truth = h.sim.truth.rewards('mainnet', { addresses: addresses.map((a) => a.replace(/^P-/, '')) });
-    const stored = workers[0]!.app.store.sqlite.prepare('SELECT utxo_id FROM rewards').all() as {
-      utxo_id: string;
-    }[];
+    const stored = await workers[0]!.app.store.all<{ utxo_id: string }>('SELECT utxo_id FROM rewards');
     expect(new Set(stored.map((r) => r.utxo_id))).toEqual(new Set(truth.map((r) => r.utxoId)));
   });
 
@@ -105,7 +101,10 @@ describe('one compute-unit budget for every worker', () => {
       service: { concurrency: 4 },
     });
     const svc = await h.start(config);
-    await waitFor(() => jobRuns(svc).some((r) => r.job === 'signatures' && r.status === 'succeeded'), 20_000);
+    await waitFor(
+      async () => (await jobRuns(svc)).some((r) => r.job === 'signatures' && r.status === 'succeeded'),
+      20_000,
+    );
     const requests = h.sim.requests;
     const limited = requests.find((r) => r.status === 429)!;
     expect(limited).toBeDefined();

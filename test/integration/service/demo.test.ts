@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDemo } from '../../../src/demo.js';
 import { freePort } from '../../support/redis-server.js';
+import { queryAt } from '../../support/store.js';
 import { tempDir } from '../../support/tmp.js';
 
 const cleanups: (() => void)[] = [];
@@ -29,14 +29,11 @@ describe('npm run demo', () => {
     for (let i = 0; i < 200; i++) {
       const health = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
       if (health?.ok) {
-        const db = new Database(databasePath, { readonly: true });
-        const jobs = db
-          .prepare("SELECT COUNT(DISTINCT job) AS n FROM job_runs WHERE status = 'succeeded'")
-          .get() as {
-          n: number;
-        };
-        db.close();
-        if (jobs.n >= 5) break;
+        const [jobs] = await queryAt<{ n: number }>(
+          databasePath,
+          "SELECT COUNT(DISTINCT job) AS n FROM job_runs WHERE status = 'succeeded'",
+        );
+        if (jobs!.n >= 5) break;
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -46,11 +43,10 @@ describe('npm run demo', () => {
     expect(out).toContain(`http://127.0.0.1:${port}/metrics`);
     expect(out).toContain(databasePath);
     expect(out).toContain('Transactions per chain');
-    const db = new Database(databasePath, { readonly: true });
-    const jobs = db.prepare("SELECT DISTINCT job FROM job_runs WHERE status = 'succeeded'").all() as {
-      job: string;
-    }[];
-    db.close();
+    const jobs = await queryAt<{ job: string }>(
+      databasePath,
+      "SELECT DISTINCT job FROM job_runs WHERE status = 'succeeded'",
+    );
     expect(jobs.map((j) => j.job).sort()).toEqual(
       expect.arrayContaining(['rewards', 'signatures', 'supply', 'transactions', 'usage-metrics']),
     );

@@ -20,7 +20,7 @@ describe('a failed run fails its BullMQ job', () => {
     const failed = await waitFor(async () => nonEmpty(await svc.queue.getFailed()), 10_000, 'a failed job');
     expect(failed[0]!.attemptsMade).toBe(1);
     expect(failed[0]!.failedReason).toContain('401');
-    expect(jobRuns(svc)).toMatchObject([{ job: 'supply', status: 'failed' }]);
+    expect(await jobRuns(svc)).toMatchObject([{ job: 'supply', status: 'failed' }]);
   });
 
   it('what may pass later (503 after the client gave up) is retried with backoff', async () => {
@@ -31,8 +31,8 @@ describe('a failed run fails its BullMQ job', () => {
     const delayed = await waitFor(async () => nonEmpty(await svc.queue.getDelayed()), 10_000, 'a retry');
     expect(delayed[0]!.attemptsMade).toBe(1);
     expect(delayed[0]!.opts.attempts).toBeGreaterThan(1);
-    expect(jobRuns(svc)[0]).toMatchObject({ status: 'failed' });
-    expect(jobRuns(svc)[0]!.error).toContain('503');
+    expect((await jobRuns(svc))[0]).toMatchObject({ status: 'failed' });
+    expect((await jobRuns(svc))[0]!.error).toContain('503');
   });
 
   it('records what a failed run committed before it failed', async () => {
@@ -45,8 +45,12 @@ describe('a failed run fails its BullMQ job', () => {
     const svc = await h.start(
       h.config({ jobs: { transactions: { schedule: yearly, runOnStart: true, maxPages: 5 } } }),
     );
-    await waitFor(() => jobRuns(svc).some((r) => r.status === 'failed'), 10_000, 'the failed run');
-    expect(jobRuns(svc)[0]).toMatchObject({ status: 'failed', rows_written: 200 });
+    await waitFor(
+      async () => (await jobRuns(svc)).some((r) => r.status === 'failed'),
+      10_000,
+      'the failed run',
+    );
+    expect((await jobRuns(svc))[0]).toMatchObject({ status: 'failed', rows_written: 200 });
   });
 
   it('job data in Redis and the metrics hold no secret', async () => {
@@ -58,7 +62,7 @@ describe('a failed run fails its BullMQ job', () => {
         { GLACIER_API_KEY: key },
       ),
     );
-    await waitFor(() => jobRuns(svc).some((r) => r.status === 'succeeded'), 10_000, 'a run');
+    await waitFor(async () => (await jobRuns(svc)).some((r) => r.status === 'succeeded'), 10_000, 'a run');
     const scrape = await (await fetch(`${svc.url}/metrics`)).text();
     expect(scrape).toContain('glacier_job_runs_total');
     expect(scrape).not.toContain(key);

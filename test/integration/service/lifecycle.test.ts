@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CliProcess, spawnCli } from '../../support/cli.js';
 import { freePort, type PrivateRedis, startPrivateRedis } from '../../support/redis-server.js';
 import { captureLog, jobRuns, type ServiceHarness, serviceHarness, waitFor } from '../../support/service.js';
+import { queryAt } from '../../support/store.js';
 
 let h: ServiceHarness | undefined;
 let redis: PrivateRedis | undefined;
@@ -46,7 +46,7 @@ describe('the service process', () => {
     });
     proc = spawnCli(['start', '-c', configPath], {
       GLACIER_BASE_URL: h.sim.url,
-      DATABASE_PATH: h.dbPath,
+      ...h.dbEnv,
       METRICS_HOST: '127.0.0.1',
       METRICS_PORT: String(port),
     });
@@ -54,13 +54,10 @@ describe('the service process', () => {
     await waitFor(() => sim.requests.some((r) => r.endpoint === 'transactions'), 20_000, 'the first request');
     proc.child.kill('SIGTERM');
     expect(await proc.exited).toBe(0);
-    const db = new Database(h.dbPath, { readonly: true });
-    const runs = db.prepare('SELECT status, finished_at, rows_written FROM job_runs').all() as {
-      status: string;
-      finished_at: string | null;
-      rows_written: number;
-    }[];
-    db.close();
+    const runs = await queryAt<{ status: string; finished_at: string | null; rows_written: number }>(
+      h.location,
+      'SELECT status, finished_at, rows_written FROM job_runs',
+    );
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ status: 'succeeded', rows_written: 100 });
     expect(runs[0]!.finished_at).not.toBeNull();
@@ -76,7 +73,7 @@ describe('the service process', () => {
     });
     proc = spawnCli(['start', '-c', configPath], {
       GLACIER_BASE_URL: h.sim.url,
-      DATABASE_PATH: h.dbPath,
+      ...h.dbEnv,
       REDIS_URL: `redis://:s3cret-pass@127.0.0.1:${redis.port}`,
       METRICS_HOST: '127.0.0.1',
       METRICS_PORT: String(port),
@@ -118,13 +115,13 @@ describe('the service process', () => {
     h = await serviceHarness({ redisUrl: redis.url });
     const { log, text } = captureLog('info');
     const svc = await h.start(h.config({ jobs: { supply: { schedule: '* * * * * *' } } }), { log });
-    const succeeded = () => jobRuns(svc).filter((r) => r.status === 'succeeded').length;
-    await waitFor(() => succeeded() >= 2, 10_000, 'two runs');
+    const succeeded = async () => (await jobRuns(svc)).filter((r) => r.status === 'succeeded').length;
+    await waitFor(async () => (await succeeded()) >= 2, 10_000, 'two runs');
     await redis.stop();
     await new Promise((r) => setTimeout(r, 2_000));
-    const before = succeeded();
+    const before = await succeeded();
     await redis.start();
-    await waitFor(() => succeeded() >= before + 2, 20_000, 'two runs after the restart');
+    await waitFor(async () => (await succeeded()) >= before + 2, 20_000, 'two runs after the restart');
     expect(text()).toMatch(/Redis is back/);
     expect(text().match(/Redis is not reachable/g)?.length).toBe(1);
   });

@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CliProcess, spawnCli } from '../../support/cli.js';
 import { eventually, type PrometheusHandle, skipWithout, startPrometheus } from '../../support/prometheus.js';
 import { freePort } from '../../support/redis-server.js';
 import { type ServiceHarness, serviceHarness } from '../../support/service.js';
+import { queryAt } from '../../support/store.js';
 
 let h: ServiceHarness | undefined;
 let proc: CliProcess | undefined;
@@ -36,7 +36,7 @@ describe.skipIf(skipWithout('prometheus'))('a real Prometheus scraping `start`',
     );
     proc = spawnCli(['start', '-c', configPath], {
       GLACIER_BASE_URL: h.sim.url,
-      DATABASE_PATH: h.dbPath,
+      ...h.dbEnv,
       METRICS_HOST: '127.0.0.1',
       METRICS_PORT: String(port),
     });
@@ -51,15 +51,12 @@ describe.skipIf(skipWithout('prometheus'))('a real Prometheus scraping `start`',
 
     const supply = h.sim.truth.supply();
     expect(await value('glacier_supply_circulating_avax')).toBe(Number(supply.circulatingSupply));
-    const db = new Database(h.dbPath, { readonly: true });
-    const run = db
-      .prepare("SELECT finished_at FROM job_runs WHERE job = 'supply' AND status = 'succeeded'")
-      .get() as {
-      finished_at: string;
-    };
-    db.close();
+    const [run] = await queryAt<{ finished_at: string }>(
+      h.location,
+      "SELECT finished_at FROM job_runs WHERE job = 'supply' AND status = 'succeeded'",
+    );
     expect(await value('glacier_job_last_success_timestamp_seconds{job_name="supply"}')).toBe(
-      Date.parse(run.finished_at) / 1000,
+      Date.parse(run!.finished_at) / 1000,
     );
     expect(await value('glacier_build_info{role="all"}')).toBe(1);
     expect(await value('glacier_ready{check="redis"}')).toBe(1);

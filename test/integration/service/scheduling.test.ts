@@ -15,8 +15,8 @@ describe('scheduling on BullMQ', () => {
     const worker = await h.start(config, { role: 'worker' });
     await h.start(config, { role: 'scheduler', onSkippedSlot: (j) => skipped.push(j) });
     await h.start(config, { role: 'scheduler', onSkippedSlot: (j) => skipped.push(j) });
-    await waitFor(() => jobRuns(worker).length >= 5, 15_000, '5 runs');
-    const runs = jobRuns(worker).filter((r) => r.status !== 'running');
+    await waitFor(async () => (await jobRuns(worker)).length >= 5, 15_000, '5 runs');
+    const runs = (await jobRuns(worker)).filter((r) => r.status !== 'running');
     const slots = runs.map((r) => r.scope);
     expect(new Set(slots).size).toBe(slots.length);
     expect(runs.every((r) => r.status === 'succeeded')).toBe(true);
@@ -33,9 +33,13 @@ describe('scheduling on BullMQ', () => {
     });
     const skipped: string[] = [];
     const svc = await h.start(config, { onSkippedSlot: (j) => skipped.push(j) });
-    await waitFor(() => jobRuns(svc).filter((r) => r.finished_at).length >= 2, 15_000, '2 finished runs');
+    await waitFor(
+      async () => (await jobRuns(svc)).filter((r) => r.finished_at).length >= 2,
+      15_000,
+      '2 finished runs',
+    );
     await waitFor(() => skipped.length >= 1, 5_000, 'a skipped slot');
-    const runs = jobRuns(svc);
+    const runs = await jobRuns(svc);
     for (let i = 1; i < runs.length; i++) {
       // Each run starts after the one before it finished.
       expect(runs[i - 1]!.finished_at).not.toBeNull();
@@ -48,8 +52,12 @@ describe('scheduling on BullMQ', () => {
     h = await serviceHarness();
     const config = h.config({ jobs: { supply: { schedule: '0 0 1 1 *', runOnStart: true } } });
     const svc = await h.start(config);
-    await waitFor(() => jobRuns(svc).some((r) => r.status === 'succeeded'), 10_000, 'the start-up run');
-    expect(jobRuns(svc)).toHaveLength(1);
-    expect(jobRuns(svc)[0]!.scope).toMatch(/^slot /);
+    await waitFor(
+      async () => (await jobRuns(svc)).some((r) => r.status === 'succeeded'),
+      10_000,
+      'the start-up run',
+    );
+    expect(await jobRuns(svc)).toHaveLength(1);
+    expect((await jobRuns(svc))[0]!.scope).toMatch(/^slot /);
   });
 });

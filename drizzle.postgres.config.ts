@@ -1,0 +1,8 @@
+import { defineConfig } from 'drizzle-kit';
+
+// Generates drizzle/postgres/ from the PostgreSQL twin of the schema; needs no database.
+export default defineConfig({
+  dialect: 'postgresql',
+  schema: './src/store/schema.pg.ts',
+  out: './drizzle/postgres',
+});

@@ -1,0 +1,235 @@
+/**
+ * Copies one store into another (`migrate-store`: SQLite into PostgreSQL when a user outgrows one
+ * host, or back). The caller opens both stores (`openStore` migrates them to the current schema),
+ * so their tables and columns are the same; values cross over as they come back (sql.ts: exact
+ * decimals and ISO times as text, JSON as its text), which either database accepts for its types.
+ *
+ * Every data table is read in batches in primary-key order (keyset pagination: each batch starts
+ * after the last key of the one before, one index range, never OFFSET), and each batch is written
+ * in one target transaction with `INSERT … ON CONFLICT (primary key) DO NOTHING`: a rerun, or a run
+ * after an interrupted one, inserts only what is missing and never writes a row twice. A row the
+ * target already holds is kept as it is (not updated from the source).
+ *
+ * Summaries are not copied (drizzle/<dialect>/*_metrics_summaries.sql): the target's AFTER INSERT
+ * triggers count rewards, reward prices and addresses and usage buckets as they arrive (and only
+ * the rows really inserted: a row skipped by ON CONFLICT DO NOTHING fires no row trigger); the
+ * others are recomputed from the copied rows once every table is done.
+ */
+import { getTableColumns, getTableName, is } from 'drizzle-orm';
+import { getTableConfig, SQLiteInteger, type SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { DatabaseWriteError, databaseProblem } from './errors.js';
+import {
+  exportStatusCounts,
+  exportSummaries,
+  jobSummaries,
+  rewardSummaries,
+  rewardValueSummaries,
+  transactionSummaries,
+  usageSummaries,
+} from './schema.js';
+import type { Sql, Store } from './sql.js';
+import { rebuildTransactionSummaries, refreshExportSummaries } from './summaries.js';
+import { schemaTables, selectList } from './tables.js';
+import { createUpsert } from './upsert.js';
+
+export interface CopyStoreOptions {
+  /** Rows read per batch, and written per target transaction. @defaultValue 1000 */
+  batchSize?: number;
+  /** Told after each batch of a table (and once for an empty table). */
+  onProgress?: (progress: TableCopyProgress) => void;
+}
+
+export interface TableCopyProgress {
+  table: string;
+  /** Rows in the source table when its copy began. */
+  total: number;
+  /** Rows read from the source so far. */
+  read: number;
+  /** Of those, rows the target did not hold yet. */
+  inserted: number;
+  /** The last batch of the table. */
+  done: boolean;
+}
+
+export interface TableCopy {
+  table: string;
+  read: number;
+  inserted: number;
+}
+
+export interface SummaryRefresh {
+  table: string;
+  /** `triggers`: counted by the target's triggers as rows arrived; `rebuilt`: recomputed after the copy. */
+  by: 'triggers' | 'rebuilt';
+}
+
+export interface CopyStoreResult {
+  /** The data tables, in schema order. */
+  tables: TableCopy[];
+  summaries: SummaryRefresh[];
+}
+
+/** The side of a copy that failed: the message names it, its location and what was being done. */
+export class StoreCopyError extends Error {
+  override readonly name = 'StoreCopyError';
+  constructor(
+    readonly side: 'source' | 'target',
+    readonly location: string,
+    what: string,
+    cause: unknown,
+  ) {
+    // The store's own error says "cannot write the database …", even of a read: its cause says what.
+    const problem =
+      cause instanceof DatabaseWriteError ? databaseProblem(cause.cause) : databaseProblem(cause);
+    super(`${side} ${location}: ${what}: ${problem}`, { cause });
+  }
+}
+
+/** Summaries the target's AFTER INSERT triggers keep as the rows they count are inserted. */
+const COUNTED_BY_TRIGGERS = [rewardSummaries, rewardValueSummaries, usageSummaries];
+
+/**
+ * Summaries recomputed from the copied rows: transactions are counted by their writer (not a
+ * trigger), job summaries by a trigger on a run's finish (an UPDATE: a copied run is inserted
+ * finished), export summaries after each exports run.
+ */
+const REBUILT: { tables: SQLiteTable[]; rebuild: (sql: Sql) => Promise<void> }[] = [
+  { tables: [transactionSummaries], rebuild: rebuildTransactionSummaries },
+  { tables: [jobSummaries], rebuild: rebuildJobSummaries },
+  { tables: [exportSummaries, exportStatusCounts], rebuild: refreshExportSummaries },
+];
+
+const SUMMARIES = new Set([...COUNTED_BY_TRIGGERS, ...REBUILT.flatMap((r) => r.tables)].map(getTableName));
+
+/** The tables `copyStore` copies: every table of the schema but the summaries. */
+export function copiedTables(): SQLiteTable[] {
+  return schemaTables().filter((table) => !SUMMARIES.has(getTableName(table)));
+}
+
+/** Copies every data table of `from` into `to` (both open and migrated), then refreshes the summaries. */
+export async function copyStore(
+  from: Store,
+  to: Store,
+  options: CopyStoreOptions = {},
+): Promise<CopyStoreResult> {
+  const batchSize = options.batchSize ?? 1000;
+  if (!Number.isInteger(batchSize) || batchSize < 1)
+    throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
+  const tables: TableCopy[] = [];
+  for (const table of copiedTables()) {
+    tables.push(await copyTable(from, to, table, batchSize, options.onProgress));
+  }
+  const summaries: SummaryRefresh[] = COUNTED_BY_TRIGGERS.map((t) => ({
+    table: getTableName(t),
+    by: 'triggers',
+  }));
+  for (const { tables: rebuilt, rebuild } of REBUILT) {
+    const names = rebuilt.map(getTableName);
+    await onTarget(to, `rebuilding ${names.join(', ')}`, () => rebuild(to));
+    for (const table of names) summaries.push({ table, by: 'rebuilt' });
+  }
+  return { tables, summaries };
+}
+
+async function copyTable(
+  from: Store,
+  to: Store,
+  table: SQLiteTable,
+  batchSize: number,
+  onProgress: CopyStoreOptions['onProgress'],
+): Promise<TableCopy> {
+  const name = getTableName(table);
+  const key = primaryKey(table);
+  const insert = createUpsert(table, { key: key.map((k) => k.prop) as never, update: [] });
+  const select = `SELECT ${selectList(table)} FROM "${name}"`;
+  const order = `ORDER BY ${key.map((k) => `"${k.name}"`).join(', ')} LIMIT ?`;
+  // A row-value comparison: one range of the primary key's index on both databases.
+  const after =
+    key.length === 1
+      ? `WHERE "${key[0]!.name}" > ?`
+      : `WHERE (${key.map((k) => `"${k.name}"`).join(', ')}) > (${key.map(() => '?').join(', ')})`;
+
+  const total = await onSource(from, `counting ${name}`, async () =>
+    Number((await from.get<{ n: number }>(`SELECT COUNT(*) AS n FROM "${name}"`))?.n ?? 0),
+  );
+  let last: unknown[] | undefined;
+  let read = 0;
+  let inserted = 0;
+  for (;;) {
+    const params = last ? [...last, batchSize] : [batchSize];
+    const rows = await onSource(from, `reading ${name}`, () =>
+      from.all<Record<string, unknown>>(`${select} ${last ? after : ''} ${order}`, params),
+    );
+    if (rows.length > 0) {
+      inserted += await onTarget(to, `writing ${name}`, () =>
+        to.transaction((tx) => insert(tx, rows as never)),
+      );
+      read += rows.length;
+      const end = rows[rows.length - 1]!;
+      last = key.map((k) => end[k.prop]);
+    }
+    const done = rows.length < batchSize;
+    onProgress?.({ table: name, total, read, inserted, done });
+    if (done) break;
+  }
+  if (to.dialect === 'postgres' && key.length === 1 && key[0]!.autoIncrement) {
+    // The ids were copied as they were (the identity is BY DEFAULT): the sequence starts past them.
+    // Every time, not only when rows were inserted: an interrupted run may have inserted them.
+    await onTarget(to, `moving the ${name} id sequence`, () =>
+      to.run(
+        `SELECT setval(pg_get_serial_sequence('${name}', '${key[0]!.name}'), max("${key[0]!.name}")) FROM "${name}"`,
+      ),
+    );
+  }
+  return { table: name, read, inserted };
+}
+
+/** The primary key's columns, in the key's order (its index's). */
+function primaryKey(table: SQLiteTable): { prop: string; name: string; autoIncrement: boolean }[] {
+  const propOf = new Map(Object.entries(getTableColumns(table)).map(([prop, column]) => [column.name, prop]));
+  const config = getTableConfig(table);
+  const columns = config.primaryKeys[0]?.columns ?? config.columns.filter((c) => c.primary);
+  if (columns.length === 0) throw new Error(`${config.name} has no primary key to copy it by`);
+  return columns.map((c) => ({
+    prop: propOf.get(c.name)!,
+    name: c.name,
+    autoIncrement: is(c, SQLiteInteger) && c.autoIncrement,
+  }));
+}
+
+/**
+ * job_summaries recomputed from job_runs: per job, its newest finished run (the newest finish; of
+ * runs finished at once, the last one recorded, as the finish trigger's `>=` keeps) and its newest
+ * success. Portable SQL; one index range per job.
+ */
+async function rebuildJobSummaries(sql: Sql): Promise<void> {
+  await sql.transaction(async (tx) => {
+    await tx.exec(`
+      DELETE FROM job_summaries;
+      INSERT INTO job_summaries (job, last_status, last_started_at, last_finished_at, last_success_at)
+      SELECT r.job, r.status, r.started_at, r.finished_at,
+        (SELECT max(s.finished_at) FROM job_runs s WHERE s.job = r.job AND s.status = 'succeeded')
+      FROM (SELECT DISTINCT job FROM job_runs) j
+      JOIN job_runs r ON r.id = (
+        SELECT l.id FROM job_runs l
+        WHERE l.job = j.job AND l.status IN ('succeeded', 'failed') AND l.finished_at IS NOT NULL
+        ORDER BY l.finished_at DESC, l.id DESC LIMIT 1);
+    `);
+  });
+}
+
+async function onSource<T>(store: Store, what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (cause) {
+    throw new StoreCopyError('source', store.location, what, cause);
+  }
+}
+
+async function onTarget<T>(store: Store, what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (cause) {
+    throw new StoreCopyError('target', store.location, what, cause);
+  }
+}
