@@ -51,7 +51,12 @@ const config = {
 async function expectCleanFailure(baseUrl: string, expected: RegExp): Promise<string> {
   const ws = await workspace(config);
   try {
-    const r = await runCli(['run', 'transactions'], { ...cliEnv(sim, ws), GLACIER_BASE_URL: baseUrl });
+    // Debug logs say how far it got, should it hang: it is killed with its output before the test's time.
+    const r = await runCli(
+      ['run', 'transactions'],
+      { ...cliEnv(sim, ws), GLACIER_BASE_URL: baseUrl, LOG_LEVEL: 'debug' },
+      { timeoutMs: 45_000 },
+    );
     const output = r.stdout + r.stderr;
     expect(r.code, output).toBe(1);
     expect(output).toMatch(expected);
@@ -71,7 +76,7 @@ async function expectCleanFailure(baseUrl: string, expected: RegExp): Promise<st
   }
 }
 
-describe('bad upstream bodies fail the run with a clear error and write nothing', () => {
+describe('bad upstream bodies fail the run with a clear error and write nothing', { timeout: 60_000 }, () => {
   it('malformed JSON (the simulator cuts the body in half)', async () => {
     sim.setFaults({ endpoints: { transactions: { plan: [{ kind: 'truncate' }] } } });
     await expectCleanFailure(

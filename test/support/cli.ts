@@ -16,6 +16,11 @@ export interface RunCliOptions {
    * stderr are TTYs, and both arrive merged in `stdout`.
    */
   terminal?: boolean;
+  /**
+   * Kill it (SIGKILL) if it has not exited after this long, and reject with what it printed: a hung
+   * process then fails its test with its output rather than with a bare test timeout.
+   */
+  timeoutMs?: number;
 }
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -35,10 +40,13 @@ export function runCli(
         stdio: ['ignore', 'pipe', 'pipe'],
       })
     : spawn(argv[0]!, argv.slice(1), { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  return collect(child);
+  return collect(child, options.timeoutMs);
 }
 
-function collect(child: ChildProcessByStdio<null, Readable, Readable>): Promise<CliResult> {
+function collect(
+  child: ChildProcessByStdio<null, Readable, Readable>,
+  timeoutMs?: number,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';
@@ -48,8 +56,21 @@ function collect(child: ChildProcessByStdio<null, Readable, Readable>): Promise<
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
     });
+    let timedOut = false;
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            child.kill('SIGKILL');
+          }, timeoutMs);
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (!timedOut) return resolve({ code, stdout, stderr });
+      const output = (stdout + stderr).slice(-6000);
+      reject(new Error(`the CLI had not exited after ${timeoutMs} ms (killed); its output:\n${output}`));
+    });
   });
 }
 

@@ -42,7 +42,8 @@ export function schemaUrl(schema: string): string {
 
 /** Runs `fn` with a client of its own on the tests' PostgreSQL database. */
 export async function withPostgres<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  // A statement blocked (a lock a stray session holds) fails with PostgreSQL's reason, not a test timeout.
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, statement_timeout: 20_000 });
   await client.connect();
   try {
     return await fn(client);
