@@ -4,13 +4,9 @@
  *
  * 1. the collector's page transactions (the transactions job's walk, pages from memory) on fresh rows,
  *    then on the same rows again, with the client-side time of each kind of statement per page;
- * 2. whole walks of alternatives, each on a fresh schema, interleaved over `rounds`: wall ms per page
- *    and CPU ms per page of the server's backends. The raw INSERTs are figure ingest-postgres's
- *    baselines; "suggested" is a sketch of a leaner page transaction (BEGIN and the stream's lock in
- *    one message, the cursor compare-and-swapped by one UPDATE, the upsert RETURNING which rows it
- *    inserted so that neither the summary's lookup nor the touch UPDATE is needed on new rows, one
- *    summary statement for every chain of the page), with the upsert unnamed and as a named
- *    (prepared once per connection) statement.
+ * 2. whole walks, each on a fresh schema, interleaved over `rounds`: wall ms per page and CPU ms per
+ *    page of the server's backends, of the collector and of figure ingest-postgres's raw INSERTs
+ *    (unnamed, as the figure sends them, and named), and of the collector's upsert statement alone.
  */
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
@@ -45,11 +41,9 @@ const kindOf = (text: string) => {
   const t = text.replace(/\s+/g, ' ').trim();
   if (t.startsWith('INSERT INTO "transactions"')) return 'INSERT transactions ON CONFLICT';
   if (t.startsWith('UPDATE "transactions"')) return 'UPDATE touch last_seen_at';
-  if (t.startsWith('SELECT chain_id AS')) return 'SELECT stored keys (summary)';
-  if (t.startsWith('INSERT INTO transaction_summaries')) return 'INSERT transaction_summaries';
-  if (t.startsWith('SELECT pg_advisory_xact_lock')) return 'advisory lock';
-  if (t.startsWith('SELECT cursor')) return 'SELECT cursor';
-  if (t.startsWith('INSERT INTO "sync_state"')) return 'INSERT sync_state';
+  if (t.startsWith('BEGIN')) return 'BEGIN and the advisory lock';
+  if (t.startsWith('UPDATE sync_state') || t.startsWith('INSERT INTO sync_state'))
+    return 'cursor compare-and-swap';
   return t.slice(0, 30);
 };
 const original = pg.Client.prototype.query;
@@ -183,106 +177,6 @@ async function variant(
   }
 }
 
-const cursorKey = 'cursor:transactions/mainnet/all';
-const summaryText = (n: number) =>
-  `INSERT INTO transaction_summaries (network, chain_id, transactions, newest_block_timestamp) VALUES ${Array.from(
-    { length: n },
-    (_, i) => `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`,
-  ).join(
-    ',',
-  )} ON CONFLICT (network, chain_id) DO UPDATE SET transactions = transaction_summaries.transactions + excluded.transactions, newest_block_timestamp = greatest(transaction_summaries.newest_block_timestamp, excluded.newest_block_timestamp)`;
-
-/** The suggested page transaction: 5 round trips for a page of new rows. */
-const lean =
-  (prepared: boolean) => async (c: pg.Client, page: Page<Transaction>, i: number, seenAt: string) => {
-    // BEGIN and the stream's lock in one simple-protocol message (no parameters: the key is a literal).
-    await c.query(`BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('${cursorKey}', 0))`);
-    const next = JSON.stringify({ highWater: { ts: i, id: 'x' } });
-    if (i === 0) {
-      await c.query(
-        'INSERT INTO sync_state (job, scope, cursor, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
-        ['transactions', 'mainnet/all', next, seenAt],
-      );
-    } else {
-      const moved = await c.query(
-        'UPDATE sync_state SET cursor = $1, updated_at = $2 WHERE job = $3 AND scope = $4 AND cursor = $5::jsonb',
-        [next, seenAt, 'transactions', 'mainnet/all', JSON.stringify({ highWater: { ts: i - 1, id: 'x' } })],
-      );
-      if (moved.rowCount !== 1) throw new Error('cursor moved');
-    }
-    const returned = await c.query<{ chain_id: string; tx_hash: string; inserted: boolean }>({
-      ...(prepared && { name: 'upsert-transactions-100' }),
-      text: `${upsertText} RETURNING chain_id, tx_hash, (xmax = 0) AS inserted`,
-      values: perPageParams(page, seenAt),
-    });
-    const fresh = new Map<string, { n: number; newest: number }>();
-    for (const tx of page.items) {
-      const chain = fresh.get(tx.chainId) ?? { n: 0, newest: 0 };
-      chain.newest = Math.max(chain.newest, tx.blockTimestamp);
-      fresh.set(tx.chainId, chain);
-    }
-    for (const r of returned.rows) if (r.inserted) fresh.get(r.chain_id)!.n++;
-    const touched = page.items.length - returned.rows.length;
-    if (touched > 0) throw new Error('not measured here: a page of new rows');
-    const chains = [...fresh].sort((a, b) => a[0].localeCompare(b[0]));
-    await c.query(
-      summaryText(chains.length),
-      chains.flatMap(([chain, f]) => ['mainnet', chain, f.n, f.newest]),
-    );
-    await c.query('COMMIT');
-  };
-
-/**
- * Further: the cursor's compare-and-swap, the upsert and the summaries in one statement (data-modifying
- * CTEs), so that a page costs the raw INSERT's three round trips. A cursor another walk moved leaves
- * `moved` 0: the caller rolls back.
- */
-const upsertParams = columns.length * 100;
-const oneStatementText = (first: boolean) => {
-  const n = (k: number) => `$${upsertParams + k}`;
-  const cur = first
-    ? `INSERT INTO sync_state (job, scope, cursor, updated_at) VALUES (${n(3)}, ${n(4)}, ${n(1)}, ${n(2)}) ON CONFLICT DO NOTHING RETURNING 1`
-    : `UPDATE sync_state SET cursor = ${n(1)}, updated_at = ${n(2)} WHERE job = ${n(3)} AND scope = ${n(4)} AND cursor = ${n(5)}::jsonb RETURNING 1`;
-  return `WITH cur AS (${cur}),
-    ins AS (${upsertText} RETURNING chain_id, (xmax = 0) AS inserted),
-    counted AS (SELECT chain_id, count(*) FILTER (WHERE inserted) AS fresh FROM ins GROUP BY chain_id),
-    summ AS (
-      INSERT INTO transaction_summaries (network, chain_id, transactions, newest_block_timestamp)
-      SELECT 'mainnet', p.chain_id, coalesce(c.fresh, 0), p.newest
-      FROM unnest(${n(6)}::text[], ${n(7)}::bigint[]) AS p(chain_id, newest) LEFT JOIN counted c USING (chain_id)
-      ORDER BY p.chain_id
-      ON CONFLICT (network, chain_id) DO UPDATE SET
-        transactions = transaction_summaries.transactions + excluded.transactions,
-        newest_block_timestamp = greatest(transaction_summaries.newest_block_timestamp, excluded.newest_block_timestamp))
-    SELECT (SELECT count(*) FROM cur) AS moved, (SELECT count(*) FROM ins) AS written, ${n(5)}::jsonb IS NULL AS first`;
-};
-const oneStatement = async (c: pg.Client, page: Page<Transaction>, i: number, seenAt: string) => {
-  await c.query(`BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('${cursorKey}', 0))`);
-  const newest = new Map<string, number>();
-  for (const tx of page.items)
-    newest.set(tx.chainId, Math.max(newest.get(tx.chainId) ?? 0, tx.blockTimestamp));
-  const chains = [...newest].sort((a, b) => a[0].localeCompare(b[0]));
-  const r = await c.query<{ moved: string }>({
-    name: i === 0 ? 'page-first' : 'page',
-    text: oneStatementText(i === 0),
-    values: [
-      ...perPageParams(page, seenAt),
-      JSON.stringify({ highWater: { ts: i, id: 'x' } }),
-      seenAt,
-      'transactions',
-      'mainnet/all',
-      i === 0 ? null : JSON.stringify({ highWater: { ts: i - 1, id: 'x' } }),
-      chains.map(([chain]) => chain),
-      chains.map(([, ts]) => ts),
-    ],
-  });
-  if (Number(r.rows[0]!.moved) !== 1) {
-    await c.query('ROLLBACK');
-    throw new Error('cursor moved');
-  }
-  await c.query('COMMIT');
-};
-
 const results = new Map<string, number[]>();
 /** CPU of the variant's server backends, ms per page. */
 const server = new Map<string, number[]>();
@@ -318,12 +212,15 @@ for (let round = 0; round < rounds; round++) {
     () =>
       variant('collector upsert statement alone', 'migrated', async (c, page, _i, seenAt) => {
         await c.query('BEGIN');
-        await c.query(upsertText, perPageParams(page, seenAt));
+        // One array per column, as the collector sends them.
+        const rows = page.items.map((tx) => rawTransactionRow(tx, seenAt));
+        await c.query({
+          name: 'upsert',
+          text: upsertText,
+          values: columns.map((_c, i) => rows.map((r) => r[i])),
+        });
         await c.query('COMMIT');
       }),
-    () => variant('suggested page transaction', 'migrated', lean(false)),
-    () => variant('suggested, upsert as named statement', 'migrated', lean(true)),
-    () => variant('further: one statement (CTEs), named', 'migrated', oneStatement),
   ];
   for (const r of runs) {
     const { label, ms, serverMs } = await r();

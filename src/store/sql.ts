@@ -82,3 +82,10 @@ export function maskDatabaseUrl(url: string): string {
     return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
   }
 }
+
+/**
+ * Statements a store keeps prepared (SQLite) or named (PostgreSQL: prepared once per connection), by
+ * text. The collector's own are a few dozen; texts past the cap (a batch whose size varies) are
+ * prepared for one use, so a long-running process does not grow without bound.
+ */
+export const MAX_CACHED_STATEMENTS = 1000;

@@ -5,7 +5,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { packageRoot } from '../package-root.js';
 import { DatabaseOpenError, DatabaseWriteError } from './errors.js';
-import type { Sql, Store, TransactionOptions } from './sql.js';
+import { MAX_CACHED_STATEMENTS, type Sql, type Store, type TransactionOptions } from './sql.js';
 
 export interface OpenSqliteOptions {
   /** Apply pending migrations from drizzle/sqlite/ (start-up and `migrate`). @defaultValue true */
@@ -63,7 +63,7 @@ export function openSqliteStore(path: string, options: OpenSqliteOptions = {}): 
     let stmt = statements.get(text);
     if (!stmt) {
       stmt = db.prepare(text);
-      statements.set(text, stmt);
+      if (statements.size < MAX_CACHED_STATEMENTS) statements.set(text, stmt);
     }
     return stmt;
   };

@@ -29,19 +29,24 @@ export interface TransactionSummary {
 }
 
 /**
- * Writes a page of transactions with `write` and adds it to transaction_summaries: the rows not
- * stored yet are counted per (network, chain) before the write, and the newest block time is taken
- * over the page (a re-org moves a transaction to a later block). Call it inside the page's
- * transaction. SQLite: one primary-key lookup per row and one small upsert per chain of the page
- * (about 0.05 ms per page of 100, where a trigger costs a statement journal per row); its write
- * lock makes the count exact. PostgreSQL: one lookup for the page, under a lock per network, since
- * two hosts may write the same transaction (the streams of two statuses) at once.
+ * Writes a page of transactions with `write` and adds it to transaction_summaries. Call it inside the
+ * page's transaction.
+ *
+ * SQLite: the rows not stored yet are counted per (network, chain) before the write (one prepared
+ * primary-key lookup per row), and the newest block time is taken over the page (a re-org moves a
+ * transaction to a later block), then one small upsert per chain of the page: about 0.05 ms per page
+ * of 100, where a trigger costs a statement journal per row; the write lock makes the count exact.
+ *
+ * PostgreSQL: triggers keep the summary (drizzle/postgres/0002_transactions_summary_triggers.sql):
+ * an INSERT … ON CONFLICT counts exactly the rows it inserted, whatever other hosts write at once,
+ * without a lookup or a lock here.
  */
 export async function withTransactionSummary<T>(
   sql: Sql,
   rows: readonly { network: string; chainId: string; txHash: string; blockTimestamp: number }[],
   write: () => Promise<T>,
 ): Promise<T> {
+  if (sql.dialect === 'postgres') return write();
   const perChain = new Map<string, { network: string; chainId: string; fresh: number; newest: number }>();
   for (const row of rows) {
     const key = `${row.network}\n${row.chainId}`;
@@ -59,45 +64,33 @@ export async function withTransactionSummary<T>(
     seen.add(id);
   }
   const result = await write();
-  const newest = sql.dialect === 'postgres' ? 'greatest' : 'max';
   for (const c of perChain.values()) {
     await sql.run(
       `INSERT INTO transaction_summaries (network, chain_id, transactions, newest_block_timestamp)
        VALUES (?, ?, ?, ?)
        ON CONFLICT (network, chain_id) DO UPDATE SET
          transactions = transaction_summaries.transactions + excluded.transactions,
-         newest_block_timestamp = ${newest}(transaction_summaries.newest_block_timestamp, excluded.newest_block_timestamp)`,
+         newest_block_timestamp = max(transaction_summaries.newest_block_timestamp, excluded.newest_block_timestamp)`,
       [c.network, c.chainId, c.fresh, c.newest],
     );
   }
   return result;
 }
 
-/** Which of the rows' (chain_id, tx_hash) are stored already, as `chain\nhash`. */
+/** Which of the rows' (chain_id, tx_hash) are stored already, as `chain\nhash` (SQLite). */
 async function storedTransactions(
   sql: Sql,
-  rows: readonly { network: string; chainId: string; txHash: string }[],
+  rows: readonly { chainId: string; txHash: string }[],
 ): Promise<Set<string>> {
   const found = new Set<string>();
-  if (sql.dialect === 'sqlite') {
-    // One prepared primary-key lookup per row beats a statement of a page's size.
-    for (const row of rows) {
-      const hit = await sql.get('SELECT 1 FROM transactions WHERE chain_id = ? AND tx_hash = ?', [
-        row.chainId,
-        row.txHash,
-      ]);
-      if (hit) found.add(`${row.chainId}\n${row.txHash}`);
-    }
-    return found;
+  // One prepared primary-key lookup per row beats a statement of a page's size.
+  for (const row of rows) {
+    const hit = await sql.get('SELECT 1 FROM transactions WHERE chain_id = ? AND tx_hash = ?', [
+      row.chainId,
+      row.txHash,
+    ]);
+    if (hit) found.add(`${row.chainId}\n${row.txHash}`);
   }
-  for (const network of new Set(rows.map((r) => r.network)))
-    await sql.lock(`transaction-summaries:${network}`);
-  const keys = rows.map(() => '(?, ?)').join(',');
-  const existing = await sql.all<{ chainId: string; txHash: string }>(
-    `SELECT chain_id AS "chainId", tx_hash AS "txHash" FROM transactions WHERE (chain_id, tx_hash) IN (${keys})`,
-    rows.flatMap((r) => [r.chainId, r.txHash]),
-  );
-  for (const row of existing) found.add(`${row.chainId}\n${row.txHash}`);
   return found;
 }
 

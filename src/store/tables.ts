@@ -1,6 +1,8 @@
 import { getTableColumns, getTableName, is } from 'drizzle-orm';
+import { PgTable } from 'drizzle-orm/pg-core';
 import { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as schema from './schema.js';
+import * as pgSchema from './schema.pg.js';
 import type { Sql } from './sql.js';
 
 /** Every table of the schema, in the order schema.ts declares them. */
@@ -28,4 +30,24 @@ export function selectList(table: SQLiteTable, alias?: string): string {
   return Object.entries(getTableColumns(table))
     .map(([prop, column]) => `${prefix}"${column.name}" AS "${prop}"`)
     .join(', ');
+}
+
+/**
+ * The PostgreSQL type of each column of `table` (schema.pg.ts's twin of the SQLite table, the same
+ * column names), by TypeScript name: for casts such as `?::numeric[]`.
+ */
+export function postgresColumnTypes(table: SQLiteTable): (prop: string) => string {
+  const name = getTableName(table);
+  const twin = (Object.values(pgSchema) as unknown[]).find(
+    (value): value is PgTable => is(value, PgTable) && getTableName(value) === name,
+  );
+  if (!twin) throw new Error(`schema.pg.ts has no table ${name}`);
+  const types = new Map(
+    Object.entries(getTableColumns(twin)).map(([prop, column]) => [prop, column.getSQLType()]),
+  );
+  return (prop) => {
+    const type = types.get(prop);
+    if (!type) throw new Error(`schema.pg.ts's ${name} has no column ${prop}`);
+    return type;
+  };
 }

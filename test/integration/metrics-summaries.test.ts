@@ -185,9 +185,19 @@ describe('metrics summaries', () => {
     await page('mainnet', first);
     await page('fuji', [tx(900, '43113', 5)]);
     expect(await txSummary(store)).toEqual(await txTruth(store));
-    // Overlapping pages (rows read again, one row twice in a page) count each row once.
-    await page('mainnet', [...first.slice(40), tx(50, '1'), tx(50, '1')], T2);
+    // Overlapping pages (rows read again, one row twice in a page) count each row once; the rows
+    // read again are only touched (last_seen_at), and only the new one counts as written.
+    expect(await page('mainnet', [...first.slice(40), tx(50, '1'), tx(50, '1')], T2)).toBe(1);
     expect(await txSummary(store)).toEqual(await txTruth(store));
+    const seen = await all(
+      store,
+      "SELECT first_seen_at AS first, last_seen_at AS last, COUNT(*) AS n FROM transactions WHERE network = 'mainnet' GROUP BY 1, 2 ORDER BY 1, 2",
+    );
+    expect(seen).toEqual([
+      { first: T1, last: T1, n: 40 },
+      { first: T1, last: T2, n: 10 },
+      { first: T2, last: T2, n: 1 },
+    ]);
     // A re-org moves a transaction to a later block.
     await page('mainnet', [tx(3, '43114', 9999)], T3);
     expect(await txSummary(store)).toEqual(await txTruth(store));
@@ -195,10 +205,45 @@ describe('metrics summaries', () => {
     expect((await txSummary(store)).map((r) => r.transactions)).toEqual(
       (await txTruth(store)).map((r) => r.transactions),
     );
-    // Rows written by other means are recounted by the rebuild.
+    // Rows written by other means: PostgreSQL's triggers count them; SQLite's rebuild recounts them.
     await insertTx(store, '10', '0xraw', 7);
+    if (onPostgres) expect(await txSummary(store)).toEqual(await txTruth(store));
     await rebuildTransactionSummaries(store);
     expect(await txSummary(store)).toEqual(await txTruth(store));
+  });
+
+  it('count each transaction once when pages that share rows are written at once (PostgreSQL: on several connections)', async () => {
+    const store = await fresh();
+    const tx = (i: number) =>
+      ({
+        chainId: ['43114', '1', '2'][i % 3],
+        txHash: `0x${i}`,
+        blockNumber: String(i),
+        blockTimestamp: 1000 + i,
+        blockHash: '0xb',
+        blockIndex: 0,
+        txStatus: '1',
+        txType: 2,
+        gasLimit: '1',
+        gasUsed: '1',
+        gasPrice: '1',
+        nonce: '1',
+        value: '1',
+        from: { address: '0xa' },
+        to: { address: '0xc' },
+      }) as unknown as Transaction;
+    // Eight pages over 60 transactions, each in its own order (forwards, backwards), half of them
+    // shared with the page before: written all at once, as several hosts' streams would.
+    const pages = Array.from({ length: 8 }, (_, p) => {
+      const txs = Array.from({ length: 30 }, (_, i) => tx((p * 15 + i) % 60));
+      return p % 2 === 0 ? txs : txs.reverse();
+    });
+    const written = await Promise.all(
+      pages.map((txs, p) => store.transaction((t) => upsertTransactions(t, 'mainnet', txs, p % 2 ? T2 : T1))),
+    );
+    expect(written.reduce((a, b) => a + b)).toBe(60);
+    expect(await txSummary(store)).toEqual(await txTruth(store));
+    expect((await txSummary(store)).map((r) => r.transactions)).toEqual([20, 20, 20]);
   });
 
   it('sum rewards per address and node id, and their value per price currency as prices arrive', async () => {
