@@ -57,7 +57,7 @@ export interface JobStatus {
     id: number;
     startedAt: string;
     finishedAt: string | null;
-    /** `running` also stays on a run whose process died. */
+    /** `running` also stays on a run whose process died (until a worker takes its queued job over). */
     status: string;
     rowsWritten: number;
     computeUnits: number;

@@ -5,6 +5,7 @@ import type { Config } from '../config/index.js';
 import type { Job } from '../job.js';
 import type { Logger } from '../logger.js';
 import { JobFailedError, type RunJobDeps, type RunSummary, runJob } from '../runner.js';
+import { failAbandonedRuns } from '../store/index.js';
 import { isUnrecoverable, UpstreamHttpError } from '../upstream/index.js';
 import { BudgetExhaustedError } from './budget.js';
 import { QUEUE_NAME, type QueuedJobData, retention, retries } from './jobs.js';
@@ -44,6 +45,8 @@ export interface CollectorWorker {
  */
 export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
   const running = new Map<string, AbortController>();
+  // Shown as each job's `processedBy`: which host and process runs (or ran) it.
+  const workerName = `${hostname()}:${globalThis.process.pid}`;
 
   async function process(job: BullJob<QueuedJobData>): Promise<Record<string, number>> {
     const def = o.jobs.find((j) => j.name === job.name);
@@ -51,13 +54,27 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
     const prepared = def.prepare(o.config, job.data.args);
     if (!prepared) throw new UnrecoverableError(`jobs.${def.configKey} is not configured`);
 
+    const scope = job.data.slot ? `slot ${job.data.slot}` : `job ${job.id}`;
+    if (job.stalledCounter > 0) {
+      // Taken over from a worker that stopped holding it: the run it started says so, rather than
+      // `running` for ever.
+      const marked = await failAbandonedRuns(o.deps.store, {
+        job: def.name,
+        scope,
+        at: new Date().toISOString(),
+        error: `interrupted: its worker stopped before the run finished; the job was taken over by ${workerName}`,
+      });
+      if (marked > 0)
+        o.log.warn({ job: def.name, scope, runs: marked }, 'run of a stopped worker marked failed');
+    }
+
     const abort = new AbortController();
     const key = job.id ?? `${job.name}-${Date.now()}`;
     running.set(key, abort);
     let summary: RunSummary;
     try {
       summary = await runJob(def.name, (_: undefined, ctx) => prepared.run(ctx), undefined, o.deps, {
-        scope: job.data.slot ? `slot ${job.data.slot}` : `job ${job.id}`,
+        scope,
         signal: abort.signal,
       });
     } finally {
@@ -83,8 +100,7 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
     concurrency: o.config.service.concurrency,
     // A job whose worker died (killed with -9, its host gone) goes back to the queue once its lock
     // expires: BullMQ's defaults are both 30 s.
-    // Shown as each job's `processedBy`: which host and process runs (or ran) it.
-    name: `${hostname()}:${globalThis.process.pid}`,
+    name: workerName,
     lockDuration: o.config.service.stalledJobTimeout,
     stalledInterval: o.config.service.stalledJobTimeout,
     // Needed for queue.rateLimit() to hold jobs back; high enough never to limit on its own.

@@ -11,7 +11,10 @@ export interface JobRunResult {
   error?: string | undefined;
 }
 
-/** Records the start of a run (status `running`, which stays if the process dies); returns its id. */
+/**
+ * Records the start of a run (status `running`, which stays if the process dies, until
+ * `failAbandonedRuns` finds it); returns its id.
+ */
 export async function startJobRun(sql: Sql, job: string, scope: string, startedAt: string): Promise<number> {
   const row = await sql.get<{ id: number }>(
     "INSERT INTO job_runs (job, scope, started_at, status) VALUES (?, ?, ?, 'running') RETURNING id",
@@ -33,6 +36,22 @@ export async function finishJobRun(sql: Sql, id: number, result: JobRunResult): 
       result.error ?? null,
       id,
     ],
+  );
+}
+
+/**
+ * Marks `failed`, with `error`, the runs of `job` and `scope` still `running`: a queued job taken over
+ * after its worker stopped (killed, its host gone) left its run so. Returns how many it marked. A run
+ * whose worker was only slow, and finishes after all, records its own outcome over this one.
+ */
+export function failAbandonedRuns(
+  sql: Sql,
+  run: { job: string; scope: string; at: string; error: string },
+): Promise<number> {
+  return sql.run(
+    `UPDATE job_runs SET status = 'failed', finished_at = ?, error = ?
+     WHERE job = ? AND scope = ? AND status = 'running'`,
+    [run.at, run.error, run.job, run.scope],
   );
 }
 

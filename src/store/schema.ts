@@ -344,7 +344,7 @@ export const jobRuns = sqliteTable(
     scope: text('scope').notNull(),
     startedAt: text('started_at').notNull(),
     finishedAt: text('finished_at'),
-    /** `running` (or a crash, if it stays so), `succeeded`, `failed`. */
+    /** `running` (or a crash, if it stays so), `succeeded`, `failed` (also a queued run taken over: `interrupted: …`). */
     status: text('status').notNull(),
     rowsWritten: integer('rows_written').notNull().default(0),
     requests: integer('requests').notNull().default(0),
