@@ -1,6 +1,7 @@
 /**
  * A finished operation's file: downloaded once (or found complete on disk after a crash), then
- * loaded into exported_transactions; a file that proves broken is forgotten and fetched again.
+ * loaded into exported_transactions; a file that proves broken, or that is not on this host's disk
+ * before it is loaded, is forgotten and fetched again.
  */
 import { access, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -22,13 +23,28 @@ export function exportFilePath(directory: string, row: ExportOperationRow): stri
   return resolve(join(directory, safeFileComponent(row.exportName), name));
 }
 
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
 async function ensureDownloaded(
   ctx: JobContext,
   s: ExportsSettings,
   row: ExportOperationRow,
 ): Promise<ExportFileRow> {
   const existing = await getExportFile(ctx.store, row.operationId);
-  if (existing) return existing;
+  if (existing) {
+    if (existing.loadedAt || (await exists(existing.path))) return existing;
+    // Recorded but not loaded, and not on this disk: another host downloaded it (an exports
+    // directory that not every worker mounts), or it was removed. Download it again, here.
+    ctx.log.warn(
+      { operationId: row.operationId, path: existing.path },
+      'export file recorded but not on this disk: downloading it again',
+    );
+    await deleteExportFile(ctx.store, row.operationId);
+  }
   if (!row.downloadUrl) {
     throw new JobFailedError(`${describeOperation(row)} is ${row.status} without a download URL`, {
       unrecoverable: true,
@@ -36,12 +52,7 @@ async function ensureDownloaded(
   }
   const path = exportFilePath(s.directory, row);
   let file: { sizeBytes: number; sha256: string };
-  if (
-    await access(path).then(
-      () => true,
-      () => false,
-    )
-  ) {
+  if (await exists(path)) {
     // Only a complete download is renamed to this name: a crash came before it was recorded.
     file = await hashFile(path);
     ctx.log.info({ operationId: row.operationId, path }, 'export file already complete on disk');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadExportFile } from '../../src/exports/csv-load.js';
 import type { Continuation } from '../../src/runner.js';
@@ -18,9 +18,11 @@ import { tempDir } from '../support/tmp.js';
 
 let collector: Collector | undefined;
 let cleanupDir: (() => void) | undefined;
+const cleanups: (() => void)[] = [];
 afterEach(async () => {
   await collector?.close();
   cleanupDir?.();
+  for (const c of cleanups.splice(0)) c();
   collector = undefined;
   cleanupDir = undefined;
 });
@@ -91,6 +93,29 @@ describe('exports: run exports (in-process)', () => {
     );
     expect(reload).toEqual({ rows: 500, added: 0 });
     expect(await count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(500);
+  });
+
+  it('a file recorded but not loaded nor on this disk (another host downloaded it) is downloaded again here, its rows loaded once', async () => {
+    const { c, dir } = await setup({ sim: { exports: { runningMs: 0 } } });
+    expect((await runExportsPass(c, evmExportPayload(dir))).status).toBe('succeeded');
+    // As another host leaves it when it stops after the download: recorded, not loaded, on its disk.
+    const recorded = (await c.store.get<{ path: string }>('SELECT path FROM export_files'))!;
+    await c.store.run('UPDATE export_files SET rows_loaded = NULL, loaded_at = NULL');
+    rmSync(recorded.path);
+    const here = tempDir();
+    cleanups.push(here.cleanup);
+
+    const again = await runExportsPass(c, evmExportPayload(here.dir));
+    expect(again.status).toBe('succeeded');
+    expect(c.sim.requests.filter((r) => r.endpoint === 'download')).toHaveLength(2);
+    const file = (await c.store.get<{ path: string; rows_loaded: number; loaded_at: string | null }>(
+      'SELECT path, rows_loaded, loaded_at FROM export_files',
+    ))!;
+    expect(file.path.startsWith(here.dir)).toBe(true);
+    expect(file).toMatchObject({ rows_loaded: 500, loaded_at: expect.any(String) });
+    expect(parseCsvFile(file.path)).toHaveLength(500);
+    expect(await count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(500);
+    expect(createRequests(c)).toBe(1);
   });
 
   it('continues a truncated export from its nextDate until the range is covered', async () => {
