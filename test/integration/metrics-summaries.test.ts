@@ -19,6 +19,7 @@ import {
 import type { Transaction } from '../../src/upstream/index.js';
 import { onPostgres, testStore } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
+import { evmTransaction } from '../support/transactions.js';
 
 const cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
@@ -162,23 +163,7 @@ describe('metrics summaries', () => {
   it('count transactions per network and chain as pages are written: new rows, rows read again, re-orgs, deletes', async () => {
     const store = await fresh();
     const tx = (i: number, chainId: string, blockTimestamp = 1000 + i) =>
-      ({
-        chainId,
-        txHash: `0x${i}`,
-        blockNumber: String(i),
-        blockTimestamp,
-        blockHash: '0xb',
-        blockIndex: 0,
-        txStatus: '1',
-        txType: 2,
-        gasLimit: '1',
-        gasUsed: '1',
-        gasPrice: '1',
-        nonce: '1',
-        value: '1',
-        from: { address: '0xa' },
-        to: { address: '0xc' },
-      }) as unknown as Transaction;
+      evmTransaction(i, { chainId, blockTimestamp });
     const page = (network: string, txs: Transaction[], seenAt = T1) =>
       store.transaction((tx) => upsertTransactions(tx, network, txs, seenAt));
     const first = Array.from({ length: 50 }, (_, i) => tx(i, i % 3 === 0 ? '43114' : '1'));
@@ -214,24 +199,7 @@ describe('metrics summaries', () => {
 
   it('count each transaction once when pages that share rows are written at once (PostgreSQL: on several connections)', async () => {
     const store = await fresh();
-    const tx = (i: number) =>
-      ({
-        chainId: ['43114', '1', '2'][i % 3],
-        txHash: `0x${i}`,
-        blockNumber: String(i),
-        blockTimestamp: 1000 + i,
-        blockHash: '0xb',
-        blockIndex: 0,
-        txStatus: '1',
-        txType: 2,
-        gasLimit: '1',
-        gasUsed: '1',
-        gasPrice: '1',
-        nonce: '1',
-        value: '1',
-        from: { address: '0xa' },
-        to: { address: '0xc' },
-      }) as unknown as Transaction;
+    const tx = (i: number) => evmTransaction(i, { chainId: ['43114', '1', '2'][i % 3]! });
     // Eight pages over 60 transactions, each in its own order (forwards, backwards), half of them
     // shared with the page before: written all at once, as several hosts' streams would.
     const pages = Array.from({ length: 8 }, (_, p) => {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { upsertTransactions } from '../../src/store/index.js';
 import { MAX_CACHED_STATEMENTS } from '../../src/store/sql.js';
-import type { Transaction } from '../../src/upstream/index.js';
 import { testStore } from '../support/store.js';
+import { evmTransaction } from '../support/transactions.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -41,25 +41,8 @@ describe('upserts', () => {
       'line\nbreak',
       'ünï ✓',
     ];
-    const txs = names.map(
-      (name, i) =>
-        ({
-          chainId: '43114',
-          txHash: `0x${i}`,
-          blockNumber: '1',
-          blockTimestamp: 1000 + i,
-          blockHash: '0xb',
-          blockIndex: 0,
-          txStatus: '1',
-          txType: 2,
-          gasLimit: '1',
-          gasUsed: '1',
-          gasPrice: '1',
-          nonce: '1',
-          value: '123456789012345678901234567890.5',
-          from: { address: '0xa', name },
-          to: { address: '0xc' },
-        }) as unknown as Transaction,
+    const txs = names.map((name, i) =>
+      evmTransaction(i, { value: '123456789012345678901234567890.5', from: { address: '0xa', name } }),
     );
     const seenAt = '2025-06-15T12:00:00.000Z';
     await db.store.transaction((tx) => upsertTransactions(tx, 'mainnet', txs, seenAt));
