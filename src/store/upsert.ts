@@ -23,9 +23,10 @@ import { postgresColumnTypes } from './tables.js';
  * single-row statement needs none, and the per-call cost of better-sqlite3 (about a microsecond) is
  * far below the write itself.
  *
- * PostgreSQL: one multi-row statement per page (a round trip per row would cost more than the
- * write), and one `UPDATE` for the rows only touched. A statement cannot upsert the same key twice,
- * so a page that holds a key twice keeps its last row, as the single-row statements would.
+ * PostgreSQL: one statement per page (a round trip per row would cost more than the write), its
+ * rows as one array per column, in key order; then, unless every row was new or changed, one
+ * `UPDATE` that touches the rest. A statement cannot upsert the same key twice, so a page that holds
+ * a key twice keeps its last row, as the single-row statements would.
  */
 export interface UpsertSpec<T extends SQLiteTable> {
   key: (keyof T['$inferInsert'] & string)[];
@@ -113,11 +114,9 @@ export function createUpsert<T extends SQLiteTable>(table: T, spec: UpsertSpec<T
   const pgType = postgresColumnTypes(table);
   const arrays = (of: string[]) => of.map((p) => `?::${pgType(p)}[]`).join(', ');
   const touch = spec.touch;
-  // With a touch column, the upsert returns the keys it inserted or rewrote (those carry the incoming
-  // value already): only the others, seen again unchanged, are touched, where the value differs.
-  const pgUpsert = `INSERT INTO ${tableName} (${columnList}) SELECT * FROM unnest(${arrays(props)}) ${conflict}${
-    touch ? ` RETURNING ${spec.key.map((k) => `${nameOf(k)} AS "${k}"`).join(', ')}` : ''
-  }`;
+  const pgUpsert = `INSERT INTO ${tableName} (${columnList}) SELECT * FROM unnest(${arrays(props)}) ${conflict}`;
+  // Rows the upsert inserted or rewrote carry the incoming value already: they are skipped by the
+  // IS DISTINCT FROM, and the UPDATE only writes the rows seen again unchanged.
   const pgTouch =
     touch &&
     `UPDATE ${tableName} t SET ${nameOf(touch)} = k.v FROM unnest(${arrays(touchProps)}) AS k(v, ${spec.key
@@ -136,14 +135,10 @@ export function createUpsert<T extends SQLiteTable>(table: T, spec: UpsertSpec<T
     const keys = [...unique.keys()].sort();
     const records = keys.map((k) => unique.get(k)!);
     const columnsOf = (of: string[], rs: Record<string, unknown>[]) => of.map((p) => arrayLiteral(rs, p));
-    if (!pgTouch) return sql.run(pgUpsert, columnsOf(props, records));
-    const written = await sql.all<Record<string, unknown>>(pgUpsert, columnsOf(props, records));
-    if (written.length < records.length) {
-      const rewritten = new Set(written.map(keyOf));
-      const rest = records.filter((r) => !rewritten.has(keyOf(r)));
-      await sql.run(pgTouch, columnsOf(touchProps, rest));
-    }
-    return written.length;
+    const written = await sql.run(pgUpsert, columnsOf(props, records));
+    // Every row new or changed (a page read for the first time): none left to touch.
+    if (pgTouch && written < records.length) await sql.run(pgTouch, columnsOf(touchProps, records));
+    return written;
   };
 
   return async (sql, rows) => {
