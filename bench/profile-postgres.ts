@@ -13,7 +13,14 @@ import pg from 'pg';
 import { openStore } from '../src/store/index.js';
 import type { Page, Transaction } from '../src/upstream/index.js';
 import { processCpuMs, startSimulatorProcess } from '../test/support/sim-process.js';
-import { benchApiKeys, benchSchema, collectorDeps, rawTransactionRow, walkFromMemory } from './support.js';
+import {
+  benchApiKeys,
+  benchSchema,
+  collectorDeps,
+  rawTransactionRow,
+  walkFromMemory,
+  withPostgres,
+} from './support.js';
 
 const pageCount = Number(process.argv[2] ?? 500);
 const sim = await startSimulatorProcess(
@@ -104,10 +111,12 @@ try {
 const template = await benchSchema('template');
 await (await openStore(template.url)).close();
 const columns = (
-  await withPg(template.url, (c) =>
-    c.query<{ name: string }>(
-      "SELECT attname AS name FROM pg_attribute WHERE attrelid = 'transactions'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
-    ),
+  await withPostgres(
+    (c) =>
+      c.query<{ name: string }>(
+        "SELECT attname AS name FROM pg_attribute WHERE attrelid = 'transactions'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
+      ),
+    template.url,
   )
 ).rows.map((r) => r.name);
 const upsertText = texts.get('INSERT transactions ON CONFLICT')!;
@@ -117,16 +126,6 @@ const insertText = `INSERT INTO transactions (${columns.map((c) => `"${c}"`).joi
   { length: 100 },
   (_, r) => `(${columns.map((_c, i) => `$${r * columns.length + i + 1}`).join(',')})`,
 ).join(',')}`;
-
-async function withPg<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
 
 type Setup = 'plain' | 'indexed' | 'migrated';
 type PerPage = (c: pg.Client, page: Page<Transaction>, i: number, seenAt: string) => Promise<void>;
@@ -139,7 +138,7 @@ async function variant(
   const s = await benchSchema('alt');
   try {
     if (setup === 'migrated') await (await openStore(s.url)).close();
-    return await withPg(s.url, async (c) => {
+    return await withPostgres(async (c) => {
       if (setup === 'plain') {
         await c.query(
           `CREATE TABLE transactions (LIKE ${template.name}.transactions INCLUDING DEFAULTS INCLUDING CONSTRAINTS, PRIMARY KEY (chain_id, tx_hash))`,
@@ -171,7 +170,7 @@ async function variant(
       const n = (await c.query<{ n: string }>('SELECT count(*) AS n FROM transactions')).rows[0]!.n;
       if (Number(n) !== pages.length * 100) throw new Error(`${label}: ${n} rows`);
       return { label, ms, serverMs: serverMs / pages.length };
-    });
+    }, s.url);
   } finally {
     await s.drop();
   }

@@ -132,9 +132,12 @@ export function rawTransactionRow(tx: Transaction, seenAt: string): unknown[] {
 /** The bench's PostgreSQL (the one every development and CI machine runs; `.ci/run` starts it). */
 export const BENCH_POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-/** Runs `fn` with a client of its own on the bench's PostgreSQL database. */
-export async function withPostgres<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL });
+/** Runs `fn` with a client of its own on the bench's PostgreSQL database (or at `url`: a schema's). */
+export async function withPostgres<T>(
+  fn: (client: pg.Client) => Promise<T>,
+  url = BENCH_POSTGRES_URL,
+): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     return await fn(client);

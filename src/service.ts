@@ -18,7 +18,7 @@ import { checkEvictionPolicy, connectRedis, type RedisConnections } from './queu
 import { createScheduler, type Scheduler } from './queue/scheduler.js';
 import { type CollectorWorker, createCollectorWorker } from './queue/worker.js';
 import type { RunSummary } from './runner.js';
-import { checkWritable, readMigrationState } from './store/index.js';
+import { appliedMigrations, checkWritable, shippedMigrations } from './store/index.js';
 import type { AttemptEvent } from './upstream/index.js';
 
 export { type Role, roles } from './queue/jobs.js';
@@ -125,6 +125,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     theQueue.on('error', () => undefined); // the connection reports outages, once each
     queue = theQueue;
 
+    const expectedMigrations = shippedMigrations(theApp.store.dialect);
     const readiness = async (): Promise<ReadyReport> => {
       const checks: ReadyReport['checks'] = {};
       const check = async (name: string, fn: () => Promise<void> | void) => {
@@ -137,9 +138,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
       };
       await check('database', () => checkWritable(theApp.store));
       await check('migrations', async () => {
-        const { applied, expected } = await readMigrationState(theApp.store);
-        if (applied < expected) {
-          throw new Error(`${applied} of ${expected} migrations applied; run \`glacier-collector migrate\``);
+        const applied = await appliedMigrations(theApp.store);
+        if (applied < expectedMigrations) {
+          throw new Error(
+            `${applied} of ${expectedMigrations} migrations applied; run \`glacier-collector migrate\``,
+          );
         }
       });
       await check('redis', () => conns.ping());

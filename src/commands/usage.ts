@@ -19,7 +19,7 @@ export function failUsage(message: string): void {
 export async function openExistingStore(config: Pick<Config, 'database'>): Promise<Store | undefined> {
   const db = config.database;
   // Imported here: this module is loaded by every command line, the store's drivers are not.
-  const [{ openConfiguredStore }, { readMigrationState }] = await Promise.all([
+  const [{ openConfiguredStore }, { appliedMigrations }] = await Promise.all([
     import('../app.js'),
     import('../store/index.js'),
   ]);
@@ -28,7 +28,7 @@ export async function openExistingStore(config: Pick<Config, 'database'>): Promi
   }
   const store = await openConfiguredStore(config, { migrate: false });
   try {
-    if ((await readMigrationState(store)).applied > 0) return store;
+    if ((await appliedMigrations(store)) > 0) return store;
   } catch (err) {
     await store.close();
     throw err;

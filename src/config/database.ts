@@ -4,8 +4,8 @@
  * `printableDatabaseLocation`, never the URL itself.
  */
 import { resolve } from 'node:path';
-// sql.ts imports nothing: `config check` stays fast (the store's index pulls in both drivers).
-import { maskDatabaseUrl } from '../store/sql.js';
+// sql.ts imports no driver: `config check` stays fast (the store's index pulls in both drivers).
+import { isPostgresUrl, maskDatabaseUrl } from '../store/sql.js';
 import { ConfigError } from './errors.js';
 
 export type DatabaseConfig =
@@ -24,7 +24,7 @@ export type DatabaseConfig =
 
 /** True for the URLs that select PostgreSQL: `postgres://` or `postgresql://`, and a parsable URL. */
 export function isDatabaseUrl(text: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(text) && URL.canParse(text);
+  return isPostgresUrl(text) && URL.canParse(text);
 }
 
 /** DATABASE_URL as an error message may show it: the password masked, even in a malformed value. */

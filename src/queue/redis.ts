@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../logger.js';
+import { maskUrlPassword } from '../url-password.js';
 
 /**
  * The service's Redis connections, per BullMQ's production guidance
@@ -35,13 +36,7 @@ export function reconnectDelayMs(times: number, random: () => number = Math.rand
 }
 
 export function maskRedisUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparseable REDIS_URL)';
-  }
+  return maskUrlPassword(url) ?? '(unparseable REDIS_URL)';
 }
 
 export function connectRedis(url: string, log: Logger, name = 'glacier-collector'): RedisConnections {

@@ -89,9 +89,9 @@ export class StoreCopyError extends Error {
 const COUNTED_BY_TRIGGERS = [rewardSummaries, rewardValueSummaries, usageSummaries];
 
 /**
- * Summaries recomputed from the copied rows: transactions are counted by their writer (not a
- * trigger), job summaries by a trigger on a run's finish (an UPDATE: a copied run is inserted
- * finished), export summaries after each exports run.
+ * Summaries recomputed from the copied rows: transactions are counted by their writer on SQLite (on
+ * PostgreSQL by a trigger, which the recount agrees with), job summaries by a trigger on a run's
+ * finish (an UPDATE: a copied run is inserted finished), export summaries after each exports run.
  */
 const REBUILT: { tables: SQLiteTable[]; rebuild: (sql: Sql) => Promise<void> }[] = [
   { tables: [transactionSummaries], rebuild: rebuildTransactionSummaries },
@@ -125,7 +125,7 @@ export async function copyStore(
   }));
   for (const { tables: rebuilt, rebuild } of REBUILT) {
     const names = rebuilt.map(getTableName);
-    await onTarget(to, `rebuilding ${names.join(', ')}`, () => rebuild(to));
+    await on('target', to, `rebuilding ${names.join(', ')}`, () => rebuild(to));
     for (const table of names) summaries.push({ table, by: 'rebuilt' });
   }
   return { tables, summaries };
@@ -149,7 +149,7 @@ async function copyTable(
       ? `WHERE "${key[0]!.name}" > ?`
       : `WHERE (${key.map((k) => `"${k.name}"`).join(', ')}) > (${key.map(() => '?').join(', ')})`;
 
-  const total = await onSource(from, `counting ${name}`, async () =>
+  const total = await on('source', from, `counting ${name}`, async () =>
     Number((await from.get<{ n: number }>(`SELECT COUNT(*) AS n FROM "${name}"`))?.n ?? 0),
   );
   let last: unknown[] | undefined;
@@ -157,11 +157,11 @@ async function copyTable(
   let inserted = 0;
   for (;;) {
     const params = last ? [...last, batchSize] : [batchSize];
-    const rows = await onSource(from, `reading ${name}`, () =>
+    const rows = await on('source', from, `reading ${name}`, () =>
       from.all<Record<string, unknown>>(`${select} ${last ? after : ''} ${order}`, params),
     );
     if (rows.length > 0) {
-      inserted += await onTarget(to, `writing ${name}`, () =>
+      inserted += await on('target', to, `writing ${name}`, () =>
         to.transaction((tx) => insert(tx, rows as never)),
       );
       read += rows.length;
@@ -175,7 +175,7 @@ async function copyTable(
   if (to.dialect === 'postgres' && key.length === 1 && key[0]!.autoIncrement) {
     // The ids were copied as they were (the identity is BY DEFAULT): the sequence starts past them.
     // Every time, not only when rows were inserted: an interrupted run may have inserted them.
-    await onTarget(to, `moving the ${name} id sequence`, () =>
+    await on('target', to, `moving the ${name} id sequence`, () =>
       to.run(
         `SELECT setval(pg_get_serial_sequence('${name}', '${key[0]!.name}'), max("${key[0]!.name}")) FROM "${name}"`,
       ),
@@ -218,18 +218,16 @@ async function rebuildJobSummaries(sql: Sql): Promise<void> {
   });
 }
 
-async function onSource<T>(store: Store, what: string, work: () => Promise<T>): Promise<T> {
+/** Runs `work` on one side of the copy; its failure names that side, its location and `what`. */
+async function on<T>(
+  side: StoreCopyError['side'],
+  store: Store,
+  what: string,
+  work: () => Promise<T>,
+): Promise<T> {
   try {
     return await work();
   } catch (cause) {
-    throw new StoreCopyError('source', store.location, what, cause);
-  }
-}
-
-async function onTarget<T>(store: Store, what: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (cause) {
-    throw new StoreCopyError('target', store.location, what, cause);
+    throw new StoreCopyError(side, store.location, what, cause);
   }
 }

@@ -21,19 +21,24 @@ export async function checkWritable(store: Store): Promise<void> {
   if (!row?.insert) throw new Error('the database user may not insert into job_runs');
 }
 
-/** Migrations applied to the store, and how many this version ships (its drizzle journal). */
-export async function readMigrationState(store: Store): Promise<{ applied: number; expected: number }> {
+/** How many migrations this version ships for `dialect` (its drizzle journal): read it once. */
+export function shippedMigrations(dialect: Store['dialect']): number {
   const journal = JSON.parse(
-    readFileSync(join(migrationsFolder(store.dialect), 'meta', '_journal.json'), 'utf8'),
-  ) as { entries: unknown[] };
+    readFileSync(join(migrationsFolder(dialect), 'meta', '_journal.json'), 'utf8'),
+  ) as {
+    entries: unknown[];
+  };
+  return journal.entries.length;
+}
+
+/** Migrations applied to the store (0 before its first migration). */
+export async function appliedMigrations(store: Store): Promise<number> {
   const exists =
     store.dialect === 'sqlite'
       ? await store.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
       : await store
           .get("SELECT to_regclass('__drizzle_migrations') IS NOT NULL AS found")
           .then((r) => ((r as { found: boolean } | undefined)?.found ? r : undefined));
-  const applied = exists
-    ? Number((await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM __drizzle_migrations'))?.n ?? 0)
-    : 0;
-  return { applied, expected: journal.entries.length };
+  if (!exists) return 0;
+  return Number((await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM __drizzle_migrations'))?.n ?? 0);
 }

@@ -2,13 +2,20 @@ export * from './cursors.js';
 export { DatabaseOpenError, DatabaseWriteError } from './errors.js';
 export * from './exported-transactions.js';
 export * from './exports.js';
-export { checkWritable, readMigrationState } from './health.js';
+export { appliedMigrations, checkWritable, shippedMigrations } from './health.js';
 export * from './job-runs.js';
-export { isPostgresUrl, type OpenStoreOptions, openStore } from './open.js';
+export { type OpenStoreOptions, openStore } from './open.js';
 export * from './rewards.js';
 export * as tables from './schema.js';
 export * from './signatures.js';
-export { type Dialect, maskDatabaseUrl, type Sql, type Store, type TransactionOptions } from './sql.js';
+export {
+  type Dialect,
+  isPostgresUrl,
+  maskDatabaseUrl,
+  type Sql,
+  type Store,
+  type TransactionOptions,
+} from './sql.js';
 export { migrationsFolder, sqliteConnection } from './sqlite.js';
 export * from './summaries.js';
 export * from './supply.js';

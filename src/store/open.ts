@@ -1,5 +1,5 @@
 import { openPostgresStore } from './postgres.js';
-import type { Store } from './sql.js';
+import { isPostgresUrl, type Store } from './sql.js';
 import { openSqliteStore } from './sqlite.js';
 
 export interface OpenStoreOptions {
@@ -11,11 +11,6 @@ export interface OpenStoreOptions {
   poolSize?: number;
   /** PostgreSQL: told errors of idle pooled connections (the pool replaces them). */
   onIdleError?: (err: Error) => void;
-}
-
-/** True for a `postgres://` or `postgresql://` URL (DATABASE_URL). */
-export function isPostgresUrl(location: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(location);
 }
 
 /**

@@ -98,10 +98,6 @@ export async function openPostgresStore(url: string, options: OpenPostgresOption
         }
         return transaction(pool, fn, txOptions?.lock);
       },
-      lock: async (key) => {
-        if (!inTransaction) throw new Error(`lock ${key}: not inside a transaction`);
-        await lock(client, key);
-      },
     };
     return self;
   };
@@ -114,11 +110,7 @@ export async function openPostgresStore(url: string, options: OpenPostgresOption
     let broken: Error | undefined;
     try {
       // BEGIN and the lock in one message (one round trip; a literal, since it carries no parameters).
-      await client.query(
-        lockKey
-          ? `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(lockKey)}, 0))`
-          : 'BEGIN',
-      );
+      await client.query(lockKey ? `BEGIN; ${xactLock(client.escapeLiteral(lockKey))}` : 'BEGIN');
       const result = await fn(executor(client, true));
       await client.query('COMMIT');
       return result;
@@ -146,9 +138,11 @@ export async function openPostgresStore(url: string, options: OpenPostgresOption
   };
 }
 
-/** A transaction-scoped advisory lock on a text key (released by COMMIT or ROLLBACK). */
-async function lock(client: pg.PoolClient | pg.Pool, key: string): Promise<void> {
-  await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+/** A transaction-scoped advisory lock (released by COMMIT or ROLLBACK) on the text `key`: a parameter or a literal. */
+const xactLock = (key: string) => `SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
+
+async function lock(client: pg.Pool | pg.PoolClient, key: string): Promise<void> {
+  await client.query(xactLock('$1'), [key]);
 }
 
 function bind(params: readonly unknown[]): unknown[] {

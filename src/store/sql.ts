@@ -11,6 +11,8 @@
  * decimals (`numeric` there, TEXT here) as strings, times (`timestamptz` there) as ISO-8601 UTC
  * text, JSON (`jsonb` there) as its text.
  */
+import { maskUrlPassword } from '../url-password.js';
+
 export type Dialect = 'sqlite' | 'postgres';
 
 export interface TransactionOptions {
@@ -38,11 +40,6 @@ export interface Sql {
    * holds a lock (SQLite's write lock, a pooled connection) while it runs.
    */
   transaction<T>(fn: (tx: Sql) => Promise<T>, options?: TransactionOptions): Promise<T>;
-  /**
-   * Inside a transaction, takes the lock `options.lock` names until it ends (a lock decided on
-   * half-way, e.g. per network of a page); outside one, a no-op on SQLite and an error on PostgreSQL.
-   */
-  lock(key: string): Promise<void>;
 }
 
 export interface Store extends Sql {
@@ -71,16 +68,15 @@ export function numberPlaceholders(text: string): string {
   return out;
 }
 
+/** True for a `postgres://` or `postgresql://` URL (DATABASE_URL), false for a SQLite path. */
+export function isPostgresUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
+}
+
 /** A PostgreSQL URL with its password replaced by `***` (for logs, errors, `status`). */
 export function maskDatabaseUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    // Not a URL: hide whatever sits between "://user:" and "@".
-    return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
-  }
+  // Not a URL: hide whatever sits between "://user:" and "@".
+  return maskUrlPassword(url) ?? url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
 }
 
 /**

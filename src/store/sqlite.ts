@@ -105,8 +105,6 @@ export function openSqliteStore(path: string, options: OpenSqliteOptions = {}): 
     run: async (text, params) => direct.run(text, params),
     exec: async (script) => direct.exec(script),
     transaction: (fn) => fn(tx),
-    // The transaction holds SQLite's write lock already.
-    lock: async () => undefined,
   };
   Object.defineProperty(tx, native, { value: db });
 
@@ -134,7 +132,6 @@ export function openSqliteStore(path: string, options: OpenSqliteOptions = {}): 
         open--;
       });
     },
-    lock: async () => undefined,
     close: async () => {
       if (closed) return;
       closed = true;

@@ -153,7 +153,7 @@ export function createUpsert<T extends SQLiteTable>(table: T, spec: UpsertSpec<T
  * would send for a JS array, built in one pass: its own serializer (two regular expressions per
  * element) was a fifth of the client's time per page.
  */
-export function arrayLiteral(rows: readonly Record<string, unknown>[], prop: string): string {
+function arrayLiteral(rows: readonly Record<string, unknown>[], prop: string): string {
   let out = '{';
   for (let i = 0; i < rows.length; i++) {
     if (i > 0) out += ',';
