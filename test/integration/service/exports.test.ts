@@ -122,7 +122,12 @@ describe('exports on delayed BullMQ jobs', () => {
     const configPath = join(h.dir, 'glacier.json');
     writeFileSync(
       configPath,
-      JSON.stringify({ jobs: { exports: exportsSection(h.dir) }, service: { queuePrefix: h.prefix } }),
+      // A kill that lands while a poll is active leaves it stalled: taken back after stalledJobTimeout
+      // (and up to one more check interval), which BullMQ's default 30 s made outlast the wait below.
+      JSON.stringify({
+        jobs: { exports: exportsSection(h.dir) },
+        service: { queuePrefix: h.prefix, stalledJobTimeout: '5s' },
+      }),
     );
     const env = async () => ({
       GLACIER_BASE_URL: h!.sim.url,
