@@ -11,8 +11,8 @@ import { advanceExport, EXPORT_POLL_JOB, type ExportsSettings } from '../src/exp
 import { runExportsPass } from '../src/exports/pass.js';
 import { pollDelayMs } from '../src/exports/policy.js';
 import { runExportsInProcess } from '../src/exports/wait.js';
-import { defineJob, withoutSchedule } from '../src/job.js';
-import { JobFailedError, type JobHandler } from '../src/runner.js';
+import { defineJob, withoutSchedule } from '../src/kernel/job.js';
+import { JobFailedError, type JobHandler } from '../src/kernel/run.js';
 
 export { exportRequest, requestHash, windowDates } from '../src/exports/requests.js';
 export { EXPORT_POLL_JOB };

@@ -4,13 +4,13 @@
  * it runs, so `--help` and `config check` start fast (a benchmark figure).
  */
 import { Command, CommanderError, Option } from 'commander';
-import type { App } from './app.js';
 import { registerReport } from './commands/report.js';
 import { registerStatus } from './commands/status.js';
 import type { Config } from './config/index.js';
 import { type Role, roles } from './queue/jobs.js';
+import { packageVersion } from './runtime/version.js';
+import type { App } from './service/app.js';
 import { type TierName, tierNames } from './upstream/endpoints.js';
-import { packageVersion } from './version.js';
 
 /** Exit codes: 0 success, 1 a job or command failed, 2 invalid configuration or usage. */
 const EXIT_FAILURE = 1;
@@ -57,7 +57,7 @@ export function buildProgram(): Command {
     )
     .action(async (opts: { role: Role }) => {
       const config = await load(program.opts());
-      const { startService } = await import('./service.js');
+      const { startService } = await import('./service/service.js');
       const service = await startService(config, { role: opts.role });
       const signal = await untilSignal(() => {
         console.error('second signal: exiting at once');
@@ -92,9 +92,9 @@ export function buildProgram(): Command {
         );
       }
       const [{ createApp }, { runJob }, { createTerminalProgress }] = await Promise.all([
-        import('./app.js'),
-        import('./runner.js'),
-        import('./progress.js'),
+        import('./service/app.js'),
+        import('./kernel/run.js'),
+        import('./terminal/progress.js'),
       ]);
       const terminal = createTerminalProgress({ level: config.logLevel });
       const abort = new AbortController();
@@ -121,7 +121,7 @@ export function buildProgram(): Command {
     .action(async () => {
       const config = await load(program.opts());
       const [{ openConfiguredStore }, { printableDatabaseLocation }] = await Promise.all([
-        import('./app.js'),
+        import('./service/app.js'),
         import('./config/index.js'),
       ]);
       const store = await openConfiguredStore(config);
@@ -159,7 +159,7 @@ export function buildProgram(): Command {
     .option('--json', 'print the plan as JSON')
     .action(async (opts: { tier?: TierName; json?: boolean }) => {
       const config = await load(program.opts());
-      const { buildPlan, formatPlan } = await import('./plan.js');
+      const { buildPlan, formatPlan } = await import('./commands/plan.js');
       const plan = buildPlan(config, opts.tier);
       console.log(opts.json ? JSON.stringify(plan, null, 2) : formatPlan(plan));
     });
@@ -201,7 +201,7 @@ export function buildProgram(): Command {
           },
         );
       }
-      const { runDemo } = await import('./demo.js');
+      const { runDemo } = await import('./commands/demo.js');
       const abort = new AbortController();
       const stop = () => abort.abort();
       process.once('SIGINT', stop).once('SIGTERM', stop);

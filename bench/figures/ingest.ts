@@ -6,7 +6,7 @@
  * takes to serve the pages alone (raw GETs, nothing parsed) over the collector's wall time.
  */
 import { transactionStream, transactions } from '../../jobs/transactions.js';
-import { type JobHandler, runJob } from '../../src/runner.js';
+import { type JobHandler, runJob } from '../../src/kernel/run.js';
 import { openStore, tables } from '../../src/store/index.js';
 import { syncNewestFirst } from '../../src/sync/newest-first.js';
 import type { Transaction } from '../../src/upstream/index.js';

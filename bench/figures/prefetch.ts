@@ -6,7 +6,7 @@
  * show through the disk's noise.
  */
 import { transactionStream, transactions } from '../../jobs/transactions.js';
-import { type JobHandler, runJob } from '../../src/runner.js';
+import { type JobHandler, runJob } from '../../src/kernel/run.js';
 import { syncNewestFirst } from '../../src/sync/newest-first.js';
 import { startSimulatorProcess } from '../../test/support/sim-process.js';
 import { benchOptions, type Cost, cost, costFigures, type Figure, medianCost, scaled } from '../lib.js';

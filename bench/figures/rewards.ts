@@ -6,8 +6,8 @@
  * plain `fetch` and inserts the same rows with raw prepared statements.
  */
 import { rewardQueries, rewards } from '../../jobs/rewards.js';
-import { demoAddress } from '../../src/demo-config.js';
-import { runJob } from '../../src/runner.js';
+import { demoAddress } from '../../src/commands/demo-config.js';
+import { runJob } from '../../src/kernel/run.js';
 import { bareAddress, openStore, tables } from '../../src/store/index.js';
 import { endpoints, type HistoricalReward } from '../../src/upstream/index.js';
 import { startSimulatorProcess } from '../../test/support/sim-process.js';

@@ -12,12 +12,12 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import { systemClock } from '../../src/clock.js';
+import { demoAddress, demoCb58, demoNodeId } from '../../src/commands/demo-config.js';
 import { loadConfig } from '../../src/config/index.js';
-import { demoAddress, demoCb58, demoNodeId } from '../../src/demo-config.js';
-import { createLogger } from '../../src/logger.js';
 import { createMetrics } from '../../src/metrics/index.js';
 import { startHttpServer } from '../../src/metrics/server.js';
+import { systemClock } from '../../src/runtime/clock.js';
+import { createLogger } from '../../src/runtime/logger.js';
 import { openStore, rebuildTransactionSummaries, type Store } from '../../src/store/index.js';
 import { tempDir } from '../../test/support/tmp.js';
 import { cost, type Figure, figure, median, percentile } from '../lib.js';

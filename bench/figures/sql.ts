@@ -5,8 +5,8 @@
  * were before this round (the baseline). Common queries: goal ≤ 10 ms each.
  */
 import { copyFileSync } from 'node:fs';
-import { createManualClock } from '../../src/clock.js';
-import { demoAddress, demoNodeId } from '../../src/demo-config.js';
+import { demoAddress, demoNodeId } from '../../src/commands/demo-config.js';
+import { createManualClock } from '../../src/runtime/clock.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { openStore, type Store, upsertRewards, upsertTransactions } from '../../src/store/index.js';
 import type { HistoricalReward, Transaction } from '../../src/upstream/index.js';

@@ -7,12 +7,12 @@
 import { jobs } from '../../jobs/index.js';
 import { rewardQueries } from '../../jobs/rewards.js';
 import { seriesOf } from '../../jobs/usage-metrics.js';
-import { createApp } from '../../src/app.js';
-import { createManualClock } from '../../src/clock.js';
+import { demoFileConfig } from '../../src/commands/demo-config.js';
 import { type Config, loadConfig } from '../../src/config/index.js';
-import { demoFileConfig } from '../../src/demo-config.js';
-import { createLogger } from '../../src/logger.js';
-import { runJob } from '../../src/runner.js';
+import { runJob } from '../../src/kernel/run.js';
+import { createManualClock } from '../../src/runtime/clock.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { createApp } from '../../src/service/app.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { endpoints } from '../../src/upstream/index.js';
 import { type Figure, figure } from '../lib.js';

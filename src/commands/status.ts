@@ -13,7 +13,7 @@ export function registerStatus(program: Command): void {
     .action(async (flags: { json?: boolean }) => {
       const [{ loadConfig }, { collectStatus, formatStatus }] = await Promise.all([
         import('../config/index.js'),
-        import('../status.js'),
+        import('../report/status.js'),
       ]);
       const config = loadConfig({ configPath: program.opts<{ config?: string }>().config });
       // Status reads; it does not create a database that does not exist yet.

@@ -20,7 +20,7 @@ export async function openExistingStore(config: Pick<Config, 'database'>): Promi
   const db = config.database;
   // Imported here: this module is loaded by every command line, the store's drivers are not.
   const [{ openConfiguredStore }, { appliedMigrations }] = await Promise.all([
-    import('../app.js'),
+    import('../service/app.js'),
     import('../store/index.js'),
   ]);
   if (db.kind === 'sqlite') {

@@ -5,8 +5,7 @@
  */
 import { access, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { downloadToFile, hashFile, safeFileComponent } from '../download.js';
-import { type JobContext, JobFailedError } from '../runner.js';
+import { type JobContext, JobFailedError } from '../kernel/run.js';
 import {
   deleteExportFile,
   type ExportFileRow,
@@ -15,6 +14,7 @@ import {
   recordExportFile,
 } from '../store/index.js';
 import { ExportFileError, loadExportFile } from './csv-load.js';
+import { downloadToFile, hashFile, safeFileComponent } from './download.js';
 import { describeOperation, type ExportsSettings, iso } from './operation.js';
 
 /** Where an operation's file goes: one folder per definition, the window and the id in the name. */

@@ -4,7 +4,7 @@
  * truncated export, retry a failed one. Each step ends by saying what should run next, as
  * continuations (`export-poll` jobs); the queue delays them, `run exports` sleeps them in-process.
  */
-import { type Continuation, describeError, type JobContext, JobFailedError } from '../runner.js';
+import { type Continuation, describeError, type JobContext, JobFailedError } from '../kernel/run.js';
 import {
   claimExportWindow,
   type ExportOperationRow,

@@ -4,7 +4,7 @@
  * operation is done or `maxWait` passes. With `wait: false`, each continuation runs once, at once.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Continuation, type JobContext, JobFailedError, type JobResult } from '../runner.js';
+import { type Continuation, type JobContext, JobFailedError, type JobResult } from '../kernel/run.js';
 import { getExportOperation } from '../store/index.js';
 import { advanceExport, type ExportsSettings } from './lifecycle.js';
 import { runExportsPass } from './pass.js';

@@ -7,14 +7,14 @@
  */
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { findJob } from '../../jobs/index.js';
-import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
-import type { Logger } from '../logger.js';
+import type { RunSummary } from '../kernel/run.js';
 import type { Role } from '../queue/jobs.js';
-import type { RunSummary } from '../runner.js';
+import type { Clock } from '../runtime/clock.js';
+import type { Logger } from '../runtime/logger.js';
+import { packageVersion } from '../runtime/version.js';
 import { refreshExportSummaries, type Store } from '../store/index.js';
 import type { AttemptEvent } from '../upstream/index.js';
-import { packageVersion } from '../version.js';
 import { DEFAULT_SERIES_CAP } from './cap.js';
 import { defineExportsCollector } from './collectors/exports.js';
 import { configuredJobs, defineJobsCollector } from './collectors/jobs.js';

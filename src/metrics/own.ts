@@ -4,7 +4,7 @@
  * first failure shows in `increase()` instead of appearing as a new series at 1.
  */
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { RunSummary } from '../runner.js';
+import type { RunSummary } from '../kernel/run.js';
 import {
   type AttemptEvent,
   endpointNames,

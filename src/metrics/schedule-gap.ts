@@ -1,5 +1,5 @@
 import cron from 'node-cron';
-import { readCron } from '../schedule.js';
+import { readCron } from '../queue/schedule.js';
 
 const DAY_S = 86_400;
 /** Four years from a leap year: every day-of-month, month and weekday combination shows up. */

@@ -7,8 +7,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Gauge, type Registry } from 'prom-client';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../logger.js';
+import type { Clock } from '../runtime/clock.js';
+import type { Logger } from '../runtime/logger.js';
 import { type CapOptions, type Capped, capRows } from './cap.js';
 
 export interface FamilySpec {

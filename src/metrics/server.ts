@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../runtime/logger.js';
 import type { Metrics, Readiness } from './index.js';
 
 export interface HttpServerOptions {

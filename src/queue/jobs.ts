@@ -1,5 +1,5 @@
 import type { JobsOptions } from 'bullmq';
-import type { JobArgs } from '../job.js';
+import type { JobArgs } from '../kernel/job.js';
 
 /** What one `start` process runs: the scheduler, the workers, or both. */
 export const roles = ['all', 'scheduler', 'worker'] as const;

@@ -1,6 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import type { Logger } from '../logger.js';
-import { maskUrlPassword } from '../url-password.js';
+import { maskUrlPassword } from '../config/url-password.js';
+import type { Logger } from '../runtime/logger.js';
 
 /**
  * The service's Redis connections, per BullMQ's production guidance

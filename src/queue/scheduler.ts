@@ -1,8 +1,8 @@
 import type { Queue } from 'bullmq';
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Config } from '../config/index.js';
-import type { Job } from '../job.js';
-import type { Logger } from '../logger.js';
+import type { Job } from '../kernel/job.js';
+import type { Logger } from '../runtime/logger.js';
 import { type QueuedJobData, retention, retries, slotJobId } from './jobs.js';
 
 export interface SchedulerOptions {

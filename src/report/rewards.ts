@@ -9,7 +9,7 @@ import {
   type PricedReward,
   type Store,
 } from '../store/index.js';
-import { formatTable } from '../text-table.js';
+import { formatTable } from '../terminal/text-table.js';
 import { canonicalNetwork, currencies } from '../upstream/endpoints.js';
 
 /**

@@ -5,7 +5,7 @@
  * IP budget upstream. Keys are held only as sha256 digests: never logged, never echoed.
  */
 import { createHash } from 'node:crypto';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../runtime/clock.js';
 import { type TierName, tiers } from '../upstream/endpoints.js';
 
 export interface ApiKeyConfig {

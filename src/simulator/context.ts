@@ -1,5 +1,5 @@
 /** What every route handler stands on: the data sources, the stores and the settings of one simulator. */
-import type { Clock } from '../clock.js';
+import type { Clock } from '../runtime/clock.js';
 import type { Account } from './auth.js';
 import type { RewardKey, RewardSource } from './data/rewards.js';
 import type { SupplySource } from './data/supply.js';

@@ -13,7 +13,7 @@
  * - otherwise COMPLETED. Both completed states carry metadata.downloadUrl.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../runtime/clock.js';
 import type { ExportRequest } from './export-request.js';
 import type { OperationStatusCode, OperationStatusResponse } from './types.js';
 

@@ -4,7 +4,7 @@
  * operations with downloadable CSV files, and injectable faults. See README.md beside this file.
  */
 import type { AddressInfo } from 'node:net';
-import { type Clock, systemClock } from '../clock.js';
+import { type Clock, systemClock } from '../runtime/clock.js';
 import type { TierName } from '../upstream/endpoints.js';
 import { type ApiKeyConfig, createAuth } from './auth.js';
 import type { SimContext } from './context.js';

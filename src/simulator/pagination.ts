@@ -4,7 +4,7 @@
  * A token is refused (400) when unknown, expired, or presented with other filters than its own.
  */
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../runtime/clock.js';
 import { badRequest } from './http.js';
 
 export interface TokenStore<P> {

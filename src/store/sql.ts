@@ -11,7 +11,7 @@
  * decimals (`numeric` there, TEXT here) as strings, times (`timestamptz` there) as ISO-8601 UTC
  * text, JSON (`jsonb` there) as its text.
  */
-import { maskUrlPassword } from '../url-password.js';
+import { maskUrlPassword } from '../config/url-password.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 

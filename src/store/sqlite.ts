@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { packageRoot } from '../package-root.js';
+import { packageRoot } from '../runtime/package-root.js';
 import { DatabaseOpenError, DatabaseWriteError } from './errors.js';
 import { MAX_CACHED_STATEMENTS, type Sql, type Store, type TransactionOptions } from './sql.js';
 

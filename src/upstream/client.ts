@@ -5,7 +5,7 @@
  */
 
 import { Agent } from 'undici';
-import { type Clock, systemClock } from '../clock.js';
+import { type Clock, systemClock } from '../runtime/clock.js';
 import { clientDefaults, isHeaderSafe } from './defaults.js';
 import type { Currency, Network } from './endpoints.js';
 import type {

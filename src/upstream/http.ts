@@ -4,7 +4,7 @@
  */
 import { type Dispatcher, request } from 'undici';
 import type { z } from 'zod';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../runtime/clock.js';
 import { type EndpointName, endpoints } from './endpoints.js';
 import { UpstreamHttpError, UpstreamNetworkError, UpstreamResponseError } from './errors.js';
 import type { Meter } from './meter.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoAddress } from '../../src/demo-config.js';
+import { demoAddress } from '../../src/commands/demo-config.js';
 import type { SimulatorHandle } from '../../src/simulator/index.js';
 import { runCli, spawnCli } from '../support/cli.js';
 import {

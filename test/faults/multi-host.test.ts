@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoAddress } from '../../src/demo-config.js';
+import { demoAddress } from '../../src/commands/demo-config.js';
 import { QUEUE_NAME } from '../../src/queue/jobs.js';
 import type { SimulatorHandle } from '../../src/simulator/index.js';
 import { type CliProcess, spawnCli } from '../support/cli.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduledJobNames as jobNames } from '../../jobs/index.js';
-import { demoFileConfig } from '../../src/demo-config.js';
+import { demoFileConfig } from '../../src/commands/demo-config.js';
 import type { SimulatorHandle } from '../../src/simulator/index.js';
 import { runCli } from '../support/cli.js';
 import { postgresTablesContaining, withStore } from '../support/store.js';

@@ -4,8 +4,8 @@
  * the retry-after it was told, and the request rate stays within the budget.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { demoAddress } from '../../src/demo-config.js';
-import type { Service } from '../../src/service.js';
+import { demoAddress } from '../../src/commands/demo-config.js';
+import type { Service } from '../../src/service/service.js';
 import { endpoints } from '../../src/upstream/endpoints.js';
 import { jobRuns, type ServiceHarness, serviceHarness, waitFor } from '../support/service.js';
 import { FULL } from './support.js';

@@ -10,7 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createManualClock } from '../../src/clock.js';
+import { createManualClock } from '../../src/runtime/clock.js';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import { type DatabaseEnv, onPostgres, queryAt, testDatabase } from '../support/store.js';
 

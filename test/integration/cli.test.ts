@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { demoAddress, demoFileConfig } from '../../src/demo-config.js';
+import { demoAddress, demoFileConfig } from '../../src/commands/demo-config.js';
 import { runCli } from '../support/cli.js';
 import { onPostgres, TEST_POSTGRES_URL, testDatabase, withStore } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';

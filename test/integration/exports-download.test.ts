@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DownloadError, downloadToFile, removePartFiles } from '../../src/download.js';
+import { DownloadError, downloadToFile, removePartFiles } from '../../src/exports/download.js';
 import { tempDir } from '../support/tmp.js';
 
 const cleanups: (() => void | Promise<void>)[] = [];

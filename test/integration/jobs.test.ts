@@ -4,8 +4,8 @@ import { signatures } from '../../jobs/signatures.js';
 import { supply } from '../../jobs/supply.js';
 import { transactions } from '../../jobs/transactions.js';
 import { usageMetrics } from '../../jobs/usage-metrics.js';
-import { demoAddress, demoCb58, demoNodeId } from '../../src/demo-config.js';
-import { type JobHandler, runJob } from '../../src/runner.js';
+import { demoAddress, demoCb58, demoNodeId } from '../../src/commands/demo-config.js';
+import { type JobHandler, runJob } from '../../src/kernel/run.js';
 import { type Collector, requestCount, startCollector } from '../support/collector.js';
 
 let collector: Collector | undefined;

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createManualClock } from '../../src/clock.js';
+import { demoAddress, demoNodeId } from '../../src/commands/demo-config.js';
 import { loadConfig } from '../../src/config/index.js';
-import { demoAddress, demoNodeId } from '../../src/demo-config.js';
 import { createMetrics, DEFAULT_SERIES_CAP } from '../../src/metrics/index.js';
+import { createManualClock } from '../../src/runtime/clock.js';
 import { parseExposition, samples } from '../support/exposition.js';
 import { captureLog } from '../support/log.js';
 import { testStore } from '../support/store.js';

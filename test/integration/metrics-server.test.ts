@@ -1,10 +1,10 @@
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createManualClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config/index.js';
-import { createLogger } from '../../src/logger.js';
 import { createMetrics, type Readiness } from '../../src/metrics/index.js';
 import { type HttpServer, startHttpServer } from '../../src/metrics/server.js';
+import { createManualClock } from '../../src/runtime/clock.js';
+import { createLogger } from '../../src/runtime/logger.js';
 import { parseExposition, value } from '../support/exposition.js';
 import { testStore } from '../support/store.js';
 

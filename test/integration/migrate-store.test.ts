@@ -10,9 +10,9 @@ import { signatures } from '../../jobs/signatures.js';
 import { supply } from '../../jobs/supply.js';
 import { transactions } from '../../jobs/transactions.js';
 import { usageMetrics } from '../../jobs/usage-metrics.js';
+import { demoAddress, demoCb58, demoNodeId } from '../../src/commands/demo-config.js';
 import { migrateStore } from '../../src/commands/migrate-store.js';
-import { demoAddress, demoCb58, demoNodeId } from '../../src/demo-config.js';
-import { runJob } from '../../src/runner.js';
+import { runJob } from '../../src/kernel/run.js';
 import { type CopyStoreResult, copiedTables, copyStore } from '../../src/store/copy.js';
 import {
   openStore,

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { demoAddress } from '../../src/demo-config.js';
+import { demoAddress } from '../../src/commands/demo-config.js';
 import { type SimulatorHandle, startSimulator } from '../../src/simulator/index.js';
 import { runCli } from '../support/cli.js';
 import { testDatabase } from '../support/store.js';

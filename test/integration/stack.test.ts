@@ -11,9 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { demoServiceConfig } from '../../src/commands/demo-config.js';
 import { parseDuration } from '../../src/config/durations.js';
 import { loadConfig } from '../../src/config/index.js';
-import { demoServiceConfig } from '../../src/demo-config.js';
 import { type CliProcess, spawnCli } from '../support/cli.js';
 import {
   eventually,

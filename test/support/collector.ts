@@ -1,9 +1,9 @@
 import { Agent } from 'undici';
 import type { ExportsPayload } from '../../jobs/exports.js';
-import { createManualClock, type ManualClock } from '../../src/clock.js';
 import type { ExportWindow } from '../../src/config/index.js';
 import { exportsJobSchema } from '../../src/config/schema.js';
-import type { RunJobDeps } from '../../src/runner.js';
+import type { RunJobDeps } from '../../src/kernel/run.js';
+import { createManualClock, type ManualClock } from '../../src/runtime/clock.js';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import type { Store } from '../../src/store/index.js';
 import { type AttemptEvent, createDataApiClient } from '../../src/upstream/index.js';

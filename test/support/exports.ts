@@ -7,7 +7,7 @@ import {
   exportPollJob,
   exportsJob,
 } from '../../jobs/exports.js';
-import { type Continuation, type ProgressSink, type RunSummary, runJob } from '../../src/runner.js';
+import { type Continuation, type ProgressSink, type RunSummary, runJob } from '../../src/kernel/run.js';
 import type { Collector } from './collector.js';
 
 /** The payload the queue would give the scheduled pass: no `wait`. */

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/runtime/logger.js';
 
 /** A logger writing JSON lines into memory, which a test can read back. */
 export function captureLog(level: 'debug' | 'info' = 'debug'): { log: Logger; text: () => string } {

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { findJob } from '../../jobs/index.js';
+import { demoAddress, demoCb58, demoNodeId } from '../../src/commands/demo-config.js';
 import { type Config, loadConfig } from '../../src/config/index.js';
-import { demoAddress, demoCb58, demoNodeId } from '../../src/demo-config.js';
-import type { JobArgs } from '../../src/job.js';
+import type { JobArgs } from '../../src/kernel/job.js';
+import { type RunSummary, runJob } from '../../src/kernel/run.js';
 import { createMetrics, type Metrics, type Readiness } from '../../src/metrics/index.js';
 import { type HttpServer, startHttpServer } from '../../src/metrics/server.js';
-import { type RunSummary, runJob } from '../../src/runner.js';
 import type { SimulatorOptions } from '../../src/simulator/index.js';
 import { type Collector, startCollector } from './collector.js';
 import { scrape } from './exposition.js';

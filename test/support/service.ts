@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { type Config, loadConfig } from '../../src/config/index.js';
-import { type Service, type ServiceOptions, startService } from '../../src/service.js';
+import { type Service, type ServiceOptions, startService } from '../../src/service/service.js';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import { captureLog } from './log.js';
 import { type DatabaseEnv, testDatabase } from './store.js';

@@ -6,7 +6,7 @@
  * the simulator's clock there (the data does not grow), else it reads the system clock.
  * Prints `READY <url>` once listening; SIGTERM closes it.
  */
-import { createManualClock } from '../../src/clock.js';
+import { createManualClock } from '../../src/runtime/clock.js';
 import { type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as { options?: SimulatorOptions; clockMs?: number };

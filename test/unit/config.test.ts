@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { demoAddress, demoCb58, demoFileConfig, demoNodeId } from '../../src/commands/demo-config.js';
 import { parseDuration } from '../../src/config/durations.js';
 import { addressProblem } from '../../src/config/identifiers.js';
 import { ConfigError, describeConfig, loadConfig } from '../../src/config/index.js';
-import { demoAddress, demoCb58, demoFileConfig, demoNodeId } from '../../src/demo-config.js';
 import { tempDir } from '../support/tmp.js';
 
 let cleanups: (() => void)[] = [];

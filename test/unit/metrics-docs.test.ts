@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { createManualClock } from '../../src/clock.js';
-import { createLogger } from '../../src/logger.js';
 import { createMetrics } from '../../src/metrics/index.js';
+import { createManualClock } from '../../src/runtime/clock.js';
+import { createLogger } from '../../src/runtime/logger.js';
 import { everyJobConfig } from '../support/metrics-rig.js';
 import { testStore } from '../support/store.js';
 

@@ -4,7 +4,7 @@ import { decimalToNumber, unitsToNumber } from '../../src/metrics/decimal.js';
 import { negotiate } from '../../src/metrics/exposition.js';
 import { failureReason } from '../../src/metrics/own.js';
 import { longestGapSeconds } from '../../src/metrics/schedule-gap.js';
-import { readCron } from '../../src/schedule.js';
+import { readCron } from '../../src/queue/schedule.js';
 import { UpstreamHttpError, UpstreamNetworkError, UpstreamResponseError } from '../../src/upstream/index.js';
 
 describe('longestGapSeconds', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { batchIds, MAX_REWARDS_URL_LENGTH } from '../../jobs/rewards.js';
+import { demoAddress } from '../../src/commands/demo-config.js';
+import { buildPlan, runsPerDay } from '../../src/commands/plan.js';
 import { loadConfig } from '../../src/config/index.js';
-import { demoAddress } from '../../src/demo-config.js';
-import { buildPlan, runsPerDay } from '../../src/plan.js';
-import { readCron } from '../../src/schedule.js';
+import { readCron } from '../../src/queue/schedule.js';
 
 describe('runsPerDay', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createTerminalProgress } from '../../src/progress.js';
-import { silentProgress } from '../../src/runner.js';
+import { silentProgress } from '../../src/kernel/run.js';
+import { createTerminalProgress } from '../../src/terminal/progress.js';
 
 /** A stream that says it is a terminal, 100 columns wide, and keeps what is written. */
 function fakeTerminal(isTTY = true) {

@@ -6,7 +6,7 @@
  * page costs O(page), never O(data set). Index 0 is the oldest; the API lists newest first, so a
  * page scans indices downward from a keyset position.
  */
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../runtime/clock.js';
 import { hash32, unit } from '../ids.js';
 import type { NativeTransaction } from '../types.js';
 import type { NetworkGroup } from '../validation.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { demoAddress, demoCb58 } from '../../../src/demo-config.js';
-import type { Service } from '../../../src/service.js';
+import { demoAddress, demoCb58 } from '../../../src/commands/demo-config.js';
+import type { Service } from '../../../src/service/service.js';
 import { jobRuns, type ServiceHarness, serviceHarness, waitFor } from '../../support/service.js';
 
 let h: ServiceHarness | undefined;

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runDemo } from '../../../src/demo.js';
+import { runDemo } from '../../../src/commands/demo.js';
 import { freePort } from '../../support/redis-server.js';
 import { queryAt } from '../../support/store.js';
 import { tempDir } from '../../support/tmp.js';

@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { demoCb58 } from '../../../src/demo-config.js';
+import { demoCb58 } from '../../../src/commands/demo-config.js';
 import { jobRuns, type ServiceHarness, serviceHarness, waitFor } from '../../support/service.js';
 
 let h: ServiceHarness | undefined;

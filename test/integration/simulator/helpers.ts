@@ -3,7 +3,7 @@
  * fetch wrapper that validates every JSON answer against the OpenAPI schema of its operation
  * (success bodies and error bodies alike), so no test can forget to.
  */
-import { createManualClock, type ManualClock } from '../../../src/clock.js';
+import { createManualClock, type ManualClock } from '../../../src/runtime/clock.js';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../../src/simulator/index.js';
 import { matchRoute } from '../../../src/simulator/router.js';
 import { expectValidComponent, expectValidResponse } from '../../support/openapi.js';

@@ -1,13 +1,13 @@
-import { jobs } from '../jobs/index.js';
-import { createApp } from './app.js';
-import { type Config, databaseLocation, loadConfig } from './config/index.js';
+import { jobs } from '../../jobs/index.js';
+import { type Config, databaseLocation, loadConfig } from '../config/index.js';
+import { runJob } from '../kernel/run.js';
+import { connectRedis } from '../queue/redis.js';
+import { createLogger } from '../runtime/logger.js';
+import { createApp } from '../service/app.js';
+import { startService } from '../service/service.js';
+import { type SimulatorHandle, startSimulator } from '../simulator/index.js';
+import type { Store } from '../store/index.js';
 import { demoFileConfig, demoServiceConfig } from './demo-config.js';
-import { createLogger } from './logger.js';
-import { connectRedis } from './queue/redis.js';
-import { runJob } from './runner.js';
-import { startService } from './service.js';
-import { type SimulatorHandle, startSimulator } from './simulator/index.js';
-import type { Store } from './store/index.js';
 
 const queries: { title: string; sql: string }[] = [
   {

@@ -1,15 +1,15 @@
-import { type Clock, systemClock } from './clock.js';
-import { type Config, databaseLocation, databaseSetting } from './config/index.js';
-import { createLogger, type Logger } from './logger.js';
-import type { RunJobDeps } from './runner.js';
-import { DatabaseOpenError, type OpenStoreOptions, openStore, type Store } from './store/index.js';
+import { type Config, databaseLocation, databaseSetting } from '../config/index.js';
+import type { RunJobDeps } from '../kernel/run.js';
+import { type Clock, systemClock } from '../runtime/clock.js';
+import { createLogger, type Logger } from '../runtime/logger.js';
+import { packageVersion } from '../runtime/version.js';
+import { DatabaseOpenError, type OpenStoreOptions, openStore, type Store } from '../store/index.js';
 import {
   type AttemptEvent,
   type ComputeUnitBudget,
   createDataApiClient,
   type DataApiClient,
-} from './upstream/index.js';
-import { packageVersion } from './version.js';
+} from '../upstream/index.js';
 
 export interface App extends RunJobDeps {
   client: DataApiClient;

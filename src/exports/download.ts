@@ -10,8 +10,8 @@ import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, type Dispatcher, request } from 'undici';
-import { defaultRetryPolicy, type RetryPolicy, retryDelayMs } from './upstream/retry.js';
-import { describe, header } from './upstream/wire.js';
+import { defaultRetryPolicy, type RetryPolicy, retryDelayMs } from '../upstream/retry.js';
+import { describe, header } from '../upstream/wire.js';
 
 export interface DownloadedFile {
   path: string;

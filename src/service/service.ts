@@ -1,9 +1,7 @@
 import { Queue } from 'bullmq';
-import { jobs } from '../jobs/index.js';
-import { type App, createApp } from './app.js';
-import { type Clock, systemClock } from './clock.js';
-import { type Config, printableDatabaseLocation } from './config/index.js';
-import { createLogger, type Logger } from './logger.js';
+import { jobs } from '../../jobs/index.js';
+import { type Config, printableDatabaseLocation } from '../config/index.js';
+import type { RunSummary } from '../kernel/run.js';
 import {
   createMetrics,
   type HttpServer,
@@ -11,17 +9,19 @@ import {
   QUEUE_STATES,
   type ReadyReport,
   startHttpServer,
-} from './metrics/index.js';
-import { createSharedBudget, type SharedBudget } from './queue/budget.js';
-import { QUEUE_NAME, type QueuedJobData, type Role } from './queue/jobs.js';
-import { checkEvictionPolicy, connectRedis, type RedisConnections } from './queue/redis.js';
-import { createScheduler, type Scheduler } from './queue/scheduler.js';
-import { type CollectorWorker, createCollectorWorker } from './queue/worker.js';
-import type { RunSummary } from './runner.js';
-import { appliedMigrations, checkWritable, shippedMigrations } from './store/index.js';
-import type { AttemptEvent } from './upstream/index.js';
+} from '../metrics/index.js';
+import { createSharedBudget, type SharedBudget } from '../queue/budget.js';
+import { QUEUE_NAME, type QueuedJobData, type Role } from '../queue/jobs.js';
+import { checkEvictionPolicy, connectRedis, type RedisConnections } from '../queue/redis.js';
+import { createScheduler, type Scheduler } from '../queue/scheduler.js';
+import { type CollectorWorker, createCollectorWorker } from '../queue/worker.js';
+import { type Clock, systemClock } from '../runtime/clock.js';
+import { createLogger, type Logger } from '../runtime/logger.js';
+import { appliedMigrations, checkWritable, shippedMigrations } from '../store/index.js';
+import type { AttemptEvent } from '../upstream/index.js';
+import { type App, createApp } from './app.js';
 
-export { type Role, roles } from './queue/jobs.js';
+export { type Role, roles } from '../queue/jobs.js';
 
 export interface ServiceOptions {
   role?: Role;

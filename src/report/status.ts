@@ -1,6 +1,6 @@
-import { jobs as allJobs } from '../jobs/index.js';
-import { type Config, printableDatabaseLocation } from './config/index.js';
-import { readCron } from './schedule.js';
+import { jobs as allJobs } from '../../jobs/index.js';
+import { type Config, printableDatabaseLocation } from '../config/index.js';
+import { readCron } from '../queue/schedule.js';
 import {
   countRowsPerTable,
   listLastSuccesses,
@@ -8,8 +8,8 @@ import {
   listUnfinishedExports,
   type Store,
   sumComputeUnitsSince,
-} from './store/index.js';
-import { formatTable } from './text-table.js';
+} from '../store/index.js';
+import { formatTable } from '../terminal/text-table.js';
 
 /**
  * `glacier-collector status`: what an operator checks first. Everything comes from the database

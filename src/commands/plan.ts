@@ -1,9 +1,9 @@
-import { jobs } from '../jobs/index.js';
-import type { Config } from './config/index.js';
-import type { Calls } from './job.js';
-import { readCron } from './schedule.js';
-import { formatTable } from './text-table.js';
-import { type EndpointName, endpoints, type TierName, tiers } from './upstream/endpoints.js';
+import { jobs } from '../../jobs/index.js';
+import type { Config } from '../config/index.js';
+import type { Calls } from '../kernel/job.js';
+import { readCron } from '../queue/schedule.js';
+import { formatTable } from '../terminal/text-table.js';
+import { type EndpointName, endpoints, type TierName, tiers } from '../upstream/endpoints.js';
 
 /**
  * What the configured schedules cost per day in compute units: the steady state (every stream
@@ -27,7 +27,7 @@ export interface Plan {
   warnings: string[];
 }
 
-/** Average runs per day of a cron expression: the scheduler's own reading of it (src/schedule.ts). */
+/** Average runs per day of a cron expression: the scheduler's own reading of it (src/queue/schedule.ts). */
 export function runsPerDay(expression: string): number {
   return readCron(expression).runsPerDay();
 }

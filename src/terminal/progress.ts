@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import cliProgress from 'cli-progress';
 import type { LevelWithSilent } from 'pino';
-import { createLogger, type Logger } from './logger.js';
-import { type ProgressSink, silentProgress } from './runner.js';
+import { type ProgressSink, silentProgress } from '../kernel/run.js';
+import { createLogger, type Logger } from '../runtime/logger.js';
 
 /**
  * Progress bars for long command-line work (a first rewards backfill, an export download), drawn by

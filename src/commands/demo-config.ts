@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { bech32Encode, toWords } from './config/identifiers.js';
+import { bech32Encode, toWords } from '../config/identifiers.js';
 
 /** Valid-looking identifiers made from a label, for the demo and the tests. */
 export function demoAddress(label: string, hrp: 'avax' | 'fuji' = 'avax'): string {

@@ -32,7 +32,7 @@ function timeMatcher(expression: string, timezone: string): TimeMatcher {
   // createTask registers the task for cron.shutdown(); this one never starts, so let it go at once.
   void task.destroy();
   if (!matcher || typeof matcher.getNextMatch !== 'function') {
-    throw new Error('node-cron no longer exposes its TimeMatcher: update src/schedule.ts');
+    throw new Error('node-cron no longer exposes its TimeMatcher: update src/queue/schedule.ts');
   }
   return matcher;
 }

@@ -1,6 +1,6 @@
-import type { Config, JobsConfig } from './config/index.js';
-import type { JobContext, JobHandler, JobResult } from './runner.js';
-import type { EndpointName } from './upstream/endpoints.js';
+import type { Config, JobsConfig } from '../config/index.js';
+import type { EndpointName } from '../upstream/endpoints.js';
+import type { JobContext, JobHandler, JobResult } from './run.js';
 
 /** Requests of one run, per endpoint (compute units follow from endpoints.ts). */
 export type Calls = Partial<Record<EndpointName, number>>;

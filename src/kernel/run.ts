@@ -1,7 +1,7 @@
-import type { Clock } from './clock.js';
-import type { Logger } from './logger.js';
-import { finishJobRun, type Store, startJobRun } from './store/index.js';
-import { createMeter, type DataApiClient } from './upstream/index.js';
+import type { Clock } from '../runtime/clock.js';
+import type { Logger } from '../runtime/logger.js';
+import { finishJobRun, type Store, startJobRun } from '../store/index.js';
+import { createMeter, type DataApiClient } from '../upstream/index.js';
 
 /** What a job handler gets: the real instances, built once by the entry point. */
 export interface JobContext {
