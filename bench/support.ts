@@ -12,7 +12,7 @@ import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import pg from 'pg';
 import { Agent } from 'undici';
 import { transactionStream } from '../jobs/transactions.js';
-import { type JobContext, type RunJobDeps, silentProgress } from '../src/kernel/run.js';
+import { type JobContext, type RunDeps, silentProgress } from '../src/kernel/index.js';
 import { systemClock } from '../src/runtime/clock.js';
 import { createLogger } from '../src/runtime/logger.js';
 import { openStore, type Sql, type Store, sqliteConnection } from '../src/store/index.js';
@@ -41,7 +41,7 @@ export function scratch(prefix: string): { path: (name: string) => string; clean
 export async function collectorDeps(
   baseUrl: string,
   location: string,
-): Promise<RunJobDeps & { store: Store; close(): Promise<void> }> {
+): Promise<RunDeps & { store: Store; close(): Promise<void> }> {
   const store = await openStore(location);
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
   const client = createDataApiClient({ baseUrl, apiKey: BENCH_API_KEY, dispatcher, clock: systemClock });

@@ -7,7 +7,7 @@
  */
 import { rewardQueries, rewards } from '../../jobs/rewards.js';
 import { demoAddress } from '../../src/commands/demo-config.js';
-import { runJob } from '../../src/kernel/run.js';
+import { runHandler } from '../../src/kernel/index.js';
 import { bareAddress, openStore, tables } from '../../src/store/index.js';
 import { endpoints, type HistoricalReward } from '../../src/upstream/index.js';
 import { startSimulatorProcess } from '../../test/support/sim-process.js';
@@ -128,9 +128,9 @@ export async function run(): Promise<Figure[]> {
   const collector = async () => {
     const path = dirs.path(`collector-${n++}.db`);
     const deps = await collectorDeps(sim.url, path);
-    let summary: Awaited<ReturnType<typeof runJob>> | undefined;
+    let summary: Awaited<ReturnType<typeof runHandler>> | undefined;
     const c = await cost(async () => {
-      summary = await runJob('rewards', rewards, payload, deps);
+      summary = await runHandler('rewards', rewards, payload, deps);
     });
     if (summary?.status !== 'succeeded') throw summary?.error ?? new Error('rewards run failed');
     const rows = (await deps.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM rewards'))!.n;

@@ -9,9 +9,11 @@
  * collector's own writes; transactions are recounted once), so setup takes a minute, not the hours a
  * collection would.
  */
+
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
+import { jobs } from '../../jobs/index.js';
 import { demoAddress, demoCb58, demoNodeId } from '../../src/commands/demo-config.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createMetrics } from '../../src/metrics/index.js';
@@ -113,7 +115,7 @@ interface Side {
 /** A scrape target: the metrics of one database behind its own server. */
 async function serve(store: Store) {
   const log = createLogger({ level: 'silent', pretty: false });
-  const metrics = createMetrics({ store, config, log, clock: systemClock });
+  const metrics = createMetrics({ store, config, jobs, log, clock: systemClock });
   const server = await startHttpServer({
     host: '127.0.0.1',
     port: 0,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadExportFile } from '../../src/exports/csv-load.js';
-import type { Continuation } from '../../src/kernel/run.js';
+import type { Continuation } from '../../src/kernel/index.js';
 import { type Collector, evmExportPayload, startCollector } from '../support/collector.js';
 import {
   count,
@@ -244,9 +244,9 @@ describe('exports: queue-shaped handlers', () => {
       const [a, b] = await Promise.all([
         runExportsPass(c, payload),
         (async () => {
-          const { runJob } = await import('../../src/kernel/run.js');
+          const { runHandler } = await import('../../src/kernel/index.js');
           const { exportsJob } = await import('../../jobs/exports.js');
-          return runJob('exports', exportsJob, payload, { ...c.deps, store: other });
+          return runHandler('exports', exportsJob, payload, { ...c.deps, store: other });
         })(),
       ]);
       expect(a.status).toBe('succeeded');
