@@ -12,6 +12,7 @@ import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import pg from 'pg';
 import { Agent } from 'undici';
 import { transactionStream } from '../jobs/transactions.js';
+import { storeLocation } from '../src/config/index.js';
 import { type JobContext, type RunDeps, silentProgress } from '../src/kernel/index.js';
 import { systemClock } from '../src/runtime/clock.js';
 import { createLogger } from '../src/runtime/logger.js';
@@ -42,7 +43,7 @@ export async function collectorDeps(
   baseUrl: string,
   location: string,
 ): Promise<RunDeps & { store: Store; close(): Promise<void> }> {
-  const store = await openStore(location);
+  const store = await openStore(storeLocation(location));
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
   const client = createDataApiClient({ baseUrl, apiKey: BENCH_API_KEY, dispatcher, clock: systemClock });
   const log = createLogger({ level: 'silent', pretty: false });
@@ -156,7 +157,7 @@ export interface BenchSchema {
 
 /**
  * A fresh schema of its own in the bench's PostgreSQL database, for one measurement: its URL sets
- * the search_path (so `openStore(url)` migrates into it) and an `application_name` of its own (so
+ * the search_path (so `openStore(storeLocation(url))` migrates into it) and an `application_name` of its own (so
  * `postgresBackendsCpuMs` finds its connections).
  */
 export async function benchSchema(prefix: string): Promise<BenchSchema> {

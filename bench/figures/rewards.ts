@@ -7,6 +7,7 @@
  */
 import { rewardQueries, rewards } from '../../jobs/rewards.js';
 import { demoAddress } from '../../src/commands/demo-config.js';
+import { storeLocation } from '../../src/config/index.js';
 import { runHandler } from '../../src/kernel/index.js';
 import { bareAddress, openStore, tables } from '../../src/store/index.js';
 import { endpoints, type HistoricalReward } from '../../src/upstream/index.js';
@@ -78,7 +79,7 @@ export async function run(): Promise<Figure[]> {
 
   const baseline = async (): Promise<Cost & { counts: number[] }> => {
     const path = dirs.path(`baseline-${n++}.db`);
-    const store = await openStore(path);
+    const store = await openStore(storeLocation(path));
     const db = rawSqlite(store);
     const insertReward = db.prepare(
       `INSERT OR IGNORE INTO rewards (${rewardColumns.join(',')}) VALUES (${rewardColumns.map(() => '?').join(',')})`,

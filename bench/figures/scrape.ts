@@ -1,3 +1,4 @@
+import { storeLocation } from '../../src/config/index.js';
 /**
  * Scrape cost against the size of the database: `/metrics` over HTTP (keep-alive, as Prometheus
  * scrapes) on a database holding 1,000,000 transactions and 100,000 rewards, against the same
@@ -175,9 +176,9 @@ async function scrapeInTurn(
 
 export async function run(): Promise<Figure[]> {
   const { dir, cleanup } = tempDir('glacier-bench-scrape-');
-  const empty = await openStore(join(dir, 'empty.db'));
-  const small = await openStore(join(dir, 'small.db'));
-  const full = await openStore(join(dir, 'full.db'));
+  const empty = await openStore(storeLocation(join(dir, 'empty.db')));
+  const small = await openStore(storeLocation(join(dir, 'small.db')));
+  const full = await openStore(storeLocation(join(dir, 'full.db')));
   try {
     await fill(full, TRANSACTIONS, REWARDS);
     // 150 rewards cover every (address, type) and (node id, type): lcm(50, 3) and lcm(10, 3) ≤ 150.

@@ -69,8 +69,15 @@ export interface JobResult {
   continuations?: Continuation[];
 }
 
+/**
+ * What a handler's promise holds: its result, or nothing (an `async` handler without a `return` is
+ * typed `Promise<void>`, which `undefined` alone would refuse).
+ */
+// biome-ignore lint/suspicious/noConfusingVoidType: see above: handlers that return nothing must type-check.
+export type HandlerOutput = JobResult | undefined | void;
+
 /** A job: a plain function that knows nothing of BullMQ. `run <job>` and the worker both call it. */
-export type JobHandler<P> = (payload: P, ctx: JobContext) => Promise<JobResult | undefined | void>;
+export type JobHandler<P> = (payload: P, ctx: JobContext) => Promise<HandlerOutput>;
 
 /** Requests of one run, per endpoint (compute units follow from endpoints.ts). */
 export type Calls = Partial<Record<EndpointName, number>>;
@@ -103,7 +110,7 @@ export interface InProcessFollowUps {
 /** A job bound to a config and job data: its handler with the payload built, ready for `runJob`. */
 export interface PreparedJob {
   readonly name: string;
-  run(ctx: JobContext): Promise<JobResult | undefined | void>;
+  run(ctx: JobContext): Promise<HandlerOutput>;
   /** How `run <job>` runs its continuations in-process, when it has any. */
   readonly inProcess: InProcessFollowUps | undefined;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { storeLocation } from '../../src/config/index.js';
 import { loadExportFile } from '../../src/exports/csv-load.js';
 import type { Continuation } from '../../src/kernel/index.js';
 import { type Collector, evmExportPayload, startCollector } from '../support/collector.js';
@@ -239,7 +240,7 @@ describe('exports: queue-shaped handlers', () => {
     });
     const payload = queuePayload(evmExportPayload(dir));
     const { openStore } = await import('../../src/store/index.js');
-    const other = await openStore(c.location);
+    const other = await openStore(storeLocation(c.location));
     try {
       const [a, b] = await Promise.all([
         runExportsPass(c, payload),

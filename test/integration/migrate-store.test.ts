@@ -4,7 +4,6 @@ import { getTableColumns, getTableName, is } from 'drizzle-orm';
 import { PgJsonb, PgTable } from 'drizzle-orm/pg-core';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportsJob } from '../../jobs/exports.js';
 import { rewards } from '../../jobs/rewards.js';
 import { signatures } from '../../jobs/signatures.js';
 import { supply } from '../../jobs/supply.js';
@@ -12,6 +11,7 @@ import { transactions } from '../../jobs/transactions.js';
 import { usageMetrics } from '../../jobs/usage-metrics.js';
 import { demoAddress, demoCb58, demoNodeId } from '../../src/commands/demo-config.js';
 import { migrateStore } from '../../src/commands/migrate-store.js';
+import { storeLocation } from '../../src/config/index.js';
 import { runHandler } from '../../src/kernel/index.js';
 import { type CopyStoreResult, copiedTables, copyStore } from '../../src/store/copy.js';
 import {
@@ -54,7 +54,7 @@ async function postgresSchema(): Promise<string> {
 }
 
 async function open(location: string): Promise<Store> {
-  const store = await openStore(location);
+  const store = await openStore(storeLocation(location));
   cleanups.push(() => store.close());
   return store;
 }

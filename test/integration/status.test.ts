@@ -1,15 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportsJob } from '../../jobs/exports.js';
 import { rewards } from '../../jobs/rewards.js';
 import { supply } from '../../jobs/supply.js';
 import { demoAddress } from '../../src/commands/demo-config.js';
+import { maskDatabaseUrl } from '../../src/config/index.js';
 import { runHandler } from '../../src/kernel/index.js';
 import { readCron } from '../../src/queue/schedule.js';
 import type { Status } from '../../src/report/status.js';
 import { createManualClock } from '../../src/runtime/clock.js';
-import { maskDatabaseUrl } from '../../src/store/index.js';
 import { runCli } from '../support/cli.js';
 import { type Collector, evmExportPayload, startCollector } from '../support/collector.js';
 import { runExports } from '../support/exports.js';
