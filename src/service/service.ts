@@ -12,7 +12,7 @@ import { createSharedBudget, type SharedBudget } from '../queue/budget.js';
 import { QUEUE_NAME, type QueuedJobData, type Role } from '../queue/jobs.js';
 import { checkEvictionPolicy, connectRedis } from '../queue/redis.js';
 import { createScheduler } from '../queue/scheduler.js';
-import { type CollectorWorker, createCollectorWorker } from '../queue/worker.js';
+import { createCollectorWorker } from '../queue/worker.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import { appliedMigrations, checkWritable, shippedMigrations } from '../store/index.js';
@@ -148,23 +148,21 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     });
     lifecycle.add('http server', () => server.close());
 
-    let worker: CollectorWorker | undefined;
-    if (runsJobs) {
-      const theWorker = createCollectorWorker({
-        config,
-        jobs: options.jobs,
-        connection: conns.worker,
-        queue,
-        deps: app,
-        log,
-        onRun: (summary) => {
-          observed.observeRun(summary);
-          options.onRun?.(summary);
-        },
-      });
-      worker = theWorker;
-      lifecycle.add('worker', () => theWorker.close(grace), { timeoutMs: grace + 5_000 });
-    }
+    const worker = runsJobs
+      ? createCollectorWorker({
+          config,
+          jobs: options.jobs,
+          connection: conns.worker,
+          queue,
+          deps: app,
+          log,
+          onRun: (summary) => {
+            observed.observeRun(summary);
+            options.onRun?.(summary);
+          },
+        })
+      : undefined;
+    if (worker) lifecycle.add('worker', () => worker.close(grace), { timeoutMs: grace + 5_000 });
     if (role !== 'worker') {
       const scheduler = createScheduler({
         config,
