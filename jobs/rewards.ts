@@ -72,10 +72,20 @@ export function rewardQueries(
   ];
 }
 
+/** The streams of a run, each with its cursor's scope: what `status` reads a backfill's progress from. */
+export function rewardStreams(
+  payload: Pick<RewardsPayload, 'network' | 'currency' | 'addresses' | 'nodeIds'>,
+): { kind: 'addresses' | 'nodeIds'; ids: string[]; scope: string }[] {
+  return rewardQueries(payload).map((q) => ({
+    ...q,
+    scope: batchScope(payload.network, payload.currency, q.kind, q.ids),
+  }));
+}
+
 /** GET /v1/networks/{network}/rewards, batched, newest first; the first run backfills the history. */
 export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
-  const queries = rewardQueries(payload);
-  for (const [i, { kind, ids }] of queries.entries()) {
+  const queries = rewardStreams(payload);
+  for (const [i, { kind, ids, scope }] of queries.entries()) {
     const now = () => new Date(ctx.clock.now()).toISOString();
     // A first backfill reads up to maxPages pages per batch: the terminal shows how far it got.
     const task = `rewards batch ${i + 1}/${queries.length} (${ids.length} ${kind === 'addresses' ? 'addresses' : 'node ids'})`;
@@ -83,7 +93,7 @@ export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
     const result = await syncNewestFirst<HistoricalReward>({
       store: ctx.store,
       job: 'rewards',
-      scope: batchScope(payload.network, payload.currency, kind, ids),
+      scope,
       fetchPage: async (pageToken) => {
         const page = await ctx.client.listHistoricalRewards(
           {

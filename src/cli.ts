@@ -4,6 +4,7 @@
  * it runs, so `--help` and `config check` start fast (a benchmark figure).
  */
 import { Command, CommanderError, Option } from 'commander';
+import { historyOption } from './commands/history-option.js';
 import { registerReport } from './commands/report.js';
 import { registerStatus } from './commands/status.js';
 import type { Config } from './config/index.js';
@@ -157,10 +158,11 @@ export function buildProgram(): Command {
     .description('compute units per day that the configured schedules will cost, against a tier')
     .addOption(new Option('--tier <tier>', 'rate-limit tier to compare with').choices(tierNames))
     .option('--json', 'print the plan as JSON')
-    .action(async (opts: { tier?: TierName; json?: boolean }) => {
+    .addOption(historyOption())
+    .action(async (opts: { tier?: TierName; json?: boolean; history?: string }) => {
       const config = await load(program.opts());
       const { buildPlan, formatPlan } = await import('./commands/plan.js');
-      const plan = buildPlan(config, opts.tier);
+      const plan = buildPlan(config, opts.tier, { history: opts.history });
       console.log(opts.json ? JSON.stringify(plan, null, 2) : formatPlan(plan));
     });
 

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { historyOption } from './history-option.js';
 import { openExistingStore } from './usage.js';
 
 /** `status`: rows per table, each job's last and next run, today's compute units, exports in flight. */
@@ -10,7 +11,8 @@ export function registerStatus(program: Command): void {
         'units spent today (UTC) against the budget, exports in flight, rows per table',
     )
     .option('--json', 'print it as JSON, for scripts')
-    .action(async (flags: { json?: boolean }) => {
+    .addOption(historyOption())
+    .action(async (flags: { json?: boolean; history?: string }) => {
       const [{ loadConfig }, { collectStatus, formatStatus }] = await Promise.all([
         import('../config/index.js'),
         import('../report/status.js'),
@@ -19,7 +21,7 @@ export function registerStatus(program: Command): void {
       // Status reads; it does not create a database that does not exist yet.
       const store = await openExistingStore(config);
       try {
-        const status = await collectStatus(config, store, new Date());
+        const status = await collectStatus(config, store, new Date(), { history: flags.history });
         process.stdout.write(flags.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status));
       } finally {
         await store?.close();
