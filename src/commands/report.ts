@@ -38,8 +38,9 @@ export function registerReport(program: Command): void {
     .addOption(
       new Option(
         '--format <format>',
-        "csv (rows only), table (monthly subtotals and a total), or a tax tool's import: koinly, cointracking " +
-          '(rewards as income; pending ones left out); default: table in a terminal, else csv',
+        `${Object.entries(rewardsFormats)
+          .map(([name, f]) => `${name}: ${f.describe}`)
+          .join('; ')}; default: table in a terminal, else csv`,
       ).choices(rewardsFormatNames),
     )
     .addOption(

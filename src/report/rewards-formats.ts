@@ -196,8 +196,11 @@ function income(format: IncomeFormat, describe: string): RewardsFormat {
 export const rewardsFormats = {
   table: { describe: 'the rows, a subtotal per month and a total', write: formatRewardsTable, income: false },
   csv: { describe: 'the rows only, one line per reward', write: formatRewardsCsv, income: false },
-  koinly: income(koinly, "Koinly's Universal custom CSV, rewards as income"),
-  cointracking: income(cointracking, "CoinTracking's CSV import, rewards as Staking income"),
+  koinly: income(koinly, "Koinly's Universal custom CSV import, rewards as income, pending ones left out"),
+  cointracking: income(
+    cointracking,
+    "CoinTracking's CSV import, rewards as Staking income, pending ones left out",
+  ),
 } satisfies Record<string, RewardsFormat>;
 
 /** `--summary` periods (rewards-summary.ts). */
