@@ -4,6 +4,7 @@
  * it runs, so `--help` and `config check` start fast (a benchmark figure).
  */
 import { Command, CommanderError, Option } from 'commander';
+import { historyOption } from './commands/history-option.js';
 import { registerReport } from './commands/report.js';
 import type { SimulatorFlags } from './commands/simulator.js';
 import { registerStatus } from './commands/status.js';
@@ -111,7 +112,8 @@ export function buildProgram(): Command {
     .description('compute units per day that the configured schedules will cost, against a tier')
     .addOption(new Option('--tier <tier>', 'rate-limit tier to compare with').choices(tierNames))
     .option('--json', 'print the plan as JSON')
-    .action(async (opts: { tier?: TierName; json?: boolean }) => {
+    .addOption(historyOption())
+    .action(async (opts: { tier?: TierName; json?: boolean; history?: string }) => {
       const config = await load(program.opts());
       const { printPlan } = await import('./commands/plan.js');
       printPlan(await jobList(), config, opts);
