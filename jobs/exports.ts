@@ -3,13 +3,15 @@
  *
  * - `exports` (scheduled): creates the operations due now and returns an `export-poll`
  *   continuation for each operation it created and each one with work left in the database.
- *   With `wait` set (`run exports`), it runs those continuations in-process instead.
+ *   With `wait` set (`run exports`), it runs those continuations in-process instead. With
+ *   `reload` (`run exports --reload <name>`), it first reopens that definition's unreadable files.
  * - `export-poll` (a continuation): one step of one operation (a status read, the download and
  *   load of its file, its truncated remainder or its retry), returning the next continuation.
  */
 import { advanceExport, EXPORT_POLL_JOB, type ExportsSettings } from '../src/exports/lifecycle.js';
 import { runExportsPass } from '../src/exports/pass.js';
 import { pollDelayMs } from '../src/exports/policy.js';
+import { reloadExportFiles } from '../src/exports/reload.js';
 import { runExportsInProcess } from '../src/exports/wait.js';
 import { defineJob, withoutSchedule } from '../src/kernel/job.js';
 import { JobFailedError, type JobHandler } from '../src/kernel/run.js';
@@ -24,6 +26,11 @@ export type ExportsPayload = ExportsSettings & {
    * `maxWait` passes); false: poll each operation once. Absent (the queue): return continuations.
    */
   wait?: boolean;
+  /**
+   * `run exports --reload <name>`: first read the definition's unsupported files again and
+   * download its failed ones again (src/exports/reload.ts).
+   */
+  reload?: string;
 };
 
 export type ExportPollPayload = ExportsSettings & {
@@ -33,6 +40,7 @@ export type ExportPollPayload = ExportsSettings & {
 };
 
 export const exportsJob: JobHandler<ExportsPayload> = async (payload, ctx) => {
+  if (payload.reload !== undefined) await reloadExportFiles(ctx, payload, payload.reload);
   if (payload.wait === undefined) return { continuations: await runExportsPass(ctx, payload) };
   return runExportsInProcess(ctx, payload, payload.wait ? 'until-done' : 'once');
 };
@@ -66,6 +74,7 @@ export const exportsDefinition = defineJob({
   payload: (section, args) => ({
     ...withoutSchedule(section),
     ...(typeof args.wait === 'boolean' && { wait: args.wait }),
+    ...(typeof args.reload === 'string' && { reload: args.reload }),
   }),
   cost: (section) => {
     const n = section.definitions.length;

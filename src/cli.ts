@@ -75,7 +75,8 @@ export function buildProgram(): Command {
     )
     .argument('<job>', 'job name')
     .option('--no-wait', 'exports: start and poll once instead of waiting for the files')
-    .action(async (name: string, opts: { wait: boolean }) => {
+    .option('--reload <export>', "exports: read that definition's unsupported or failed files again")
+    .action(async (name: string, opts: { wait: boolean; reload?: string }) => {
       const { findJob, scheduledJobNames } = await import('../jobs/index.js');
       const job = findJob(name);
       if (!job?.scheduled) {
@@ -83,8 +84,9 @@ export function buildProgram(): Command {
           exitCode: EXIT_CONFIG,
         });
       }
+      if (opts.reload && name !== 'exports') program.error('error: --reload applies to "run exports" only');
       const config = await load(program.opts());
-      const prepared = job.prepare(config, { wait: opts.wait });
+      const prepared = job.prepare(config, { wait: opts.wait, ...(opts.reload && { reload: opts.reload }) });
       const { ConfigError } = await import('./config/index.js');
       if (!prepared) {
         throw new ConfigError(
