@@ -167,7 +167,8 @@ export function planHeader(header: readonly string[], operationType: string): He
       `its header has no ${missing.join(' nor ')} column, the key of a ${operationType} file (header: "${excerpt(header.join(','), 300)}")`,
     );
   }
-  const names = new Set<string>();
+  // Placed headers are taken too: a misfit value is kept in extra under its column's header.
+  const names = new Set<string>(placed.map((p) => p.header));
   const extra: HeaderPlan['extra'] = [];
   header.forEach((raw, index) => {
     if (used.has(index)) return;
