@@ -19,6 +19,7 @@ import { getTableColumns, getTableName, is } from 'drizzle-orm';
 import { getTableConfig, SQLiteInteger, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { DatabaseWriteError, databaseProblem } from './errors.js';
 import {
+  exportFileCounts,
   exportStatusCounts,
   exportSummaries,
   jobSummaries,
@@ -96,7 +97,7 @@ const COUNTED_BY_TRIGGERS = [rewardSummaries, rewardValueSummaries, usageSummari
 const REBUILT: { tables: SQLiteTable[]; rebuild: (sql: Sql) => Promise<void> }[] = [
   { tables: [transactionSummaries], rebuild: rebuildTransactionSummaries },
   { tables: [jobSummaries], rebuild: rebuildJobSummaries },
-  { tables: [exportSummaries, exportStatusCounts], rebuild: refreshExportSummaries },
+  { tables: [exportSummaries, exportStatusCounts, exportFileCounts], rebuild: refreshExportSummaries },
 ];
 
 const SUMMARIES = new Set([...COUNTED_BY_TRIGGERS, ...REBUILT.flatMap((r) => r.tables)].map(getTableName));
