@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ExportsPayload } from '../../jobs/exports.js';
-import type { ProgressSink } from '../../src/kernel/run.js';
+import { type ExportsPayload, exportsDefinition } from '../../jobs/exports.js';
+import type { Config } from '../../src/config/index.js';
+import { type ProgressSink, runJob } from '../../src/kernel/run.js';
 import type { CsvColumnSpec, CsvDefect } from '../../src/simulator/csv.js';
 import type { SimulatorOptions } from '../../src/simulator/index.js';
 import { readExportSummaries, refreshExportSummaries } from '../../src/store/index.js';
@@ -247,7 +248,16 @@ describe('exports loader: broken files', () => {
     await refreshExportSummaries(c.store);
     expect((await readExportSummaries(c.store))[0]?.files).toEqual({ failed: 1 });
 
-    const reload = await runExportsPass(c, { ...payload, reload: 'treasury' });
+    // As `run exports --reload treasury` makes it: the command's flags through the job definition.
+    const { wait: _wait, ...section } = payload;
+    const config = {
+      jobs: { exports: { ...section, schedule: '0 * * * *', enabled: true, runOnStart: false } },
+    };
+    const prepared = exportsDefinition.prepare(config as unknown as Config, {
+      wait: true,
+      reload: 'treasury',
+    });
+    const reload = await runJob('exports', (_: undefined, ctx) => prepared!.run(ctx), undefined, c.deps);
     expect(reload.status).toBe('succeeded');
     expect(spent(c)).toEqual({ posts: 1, statusReads: 1, downloads: 3 });
     expect(await c.store.get('SELECT load_status, broken_copies FROM export_files')).toEqual({
