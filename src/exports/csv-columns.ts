@@ -35,8 +35,12 @@ const ISO_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
 
 const text: Convert = (v) => v;
 
-/** Exact decimal text, never a float (wei passes 2^53); hex (`0x…`) is turned into decimal. */
+/**
+ * Exact decimal text, never a float (wei passes 2^53); hex (`0x…`) is turned into decimal. At most
+ * 100 digits (a uint256 has 78): PostgreSQL's numeric would refuse what SQLite keeps.
+ */
 const decimal: Convert = (v) => {
+  if (v.length > 100) return undefined;
   if (DIGITS.test(v)) return v.length > 1 && v.startsWith('0') ? v.replace(/^0+(?=\d)/, '') : v;
   if (HEX.test(v) && v.length <= 66) return BigInt(v).toString();
   return undefined;

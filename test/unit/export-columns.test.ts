@@ -75,6 +75,7 @@ describe('planHeader and rowBuilder', () => {
   it.each([
     ['value', '1.5'],
     ['value', '-3'],
+    ['value', '9'.repeat(101)],
     ['blockIndex', '1234567890123456'],
     ['blockTimestamp', 'yesterday'],
   ])('keeps %s %j, which does not fit the column, in extra', (header, cell) => {
