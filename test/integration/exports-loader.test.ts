@@ -139,6 +139,26 @@ describe('exports loader: headers other than the simulator own', () => {
   });
 });
 
+describe('exports loader: text', () => {
+  it('reads UTF-8 characters split across the 1 MiB chunks the file is read in', async () => {
+    const memo = '€😀é'.repeat(400);
+    const columns: CsvColumnSpec[] = ['txHash', 'chainId', { header: 'memo', value: memo }];
+    const { c, dir } = await setup({ fileColumns: columns, rowsPerDay: 1_000 });
+    expect((await runExportsPass(c, evmExportPayload(dir))).status).toBe('succeeded');
+    const file = (await c.store.get<{ path: string }>('SELECT path FROM export_files'))!;
+    const bytes = readFileSync(file.path);
+    // The read stream's chunks are 1 MiB: at least one boundary falls inside a character.
+    const boundaries = Array.from(
+      { length: Math.floor(bytes.length / 2 ** 20) },
+      (_, i) => (i + 1) * 2 ** 20,
+    );
+    expect(boundaries.some((b) => ((bytes[b] as number) & 0xc0) === 0x80)).toBe(true);
+    const extras = await c.store.all<{ extra: string }>('SELECT DISTINCT extra FROM exported_transactions');
+    expect(extras.map((r) => JSON.parse(r.extra))).toEqual([{ memo }]);
+    expect(await count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(1_000);
+  });
+});
+
 describe('exports loader: a header without the key', () => {
   const noKey: CsvColumnSpec[] = [
     { header: 'identifier', field: 'txHash' },
