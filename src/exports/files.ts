@@ -5,7 +5,7 @@
  */
 import { access, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { type JobContext, JobFailedError } from '../kernel/run.js';
+import { type JobContext, JobFailedError } from '../kernel/index.js';
 import {
   type ExportFileRow,
   type ExportOperationRow,

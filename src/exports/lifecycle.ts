@@ -4,7 +4,7 @@
  * truncated export, retry a failed one. Each step ends by saying what should run next, as
  * continuations (`export-poll` jobs); the queue delays them, `run exports` sleeps them in-process.
  */
-import { type Continuation, describeError, type JobContext, JobFailedError } from '../kernel/run.js';
+import { type Continuation, describeError, type JobContext, JobFailedError } from '../kernel/index.js';
 import {
   claimExportWindow,
   type ExportOperationRow,
@@ -38,6 +38,16 @@ export function pollContinuation(row: ExportOperationRow, s: ExportsSettings): C
     delayMs: running ? pollDelayMs(row.statusReads, s) : 0,
     id: `${EXPORT_POLL_JOB}|${row.operationId}|${row.statusReads}`,
   };
+}
+
+/**
+ * The export window a continuation moves forward: in-process (`run exports`), a retry that
+ * completes the window clears the failure of its earlier try.
+ */
+export async function windowOf(c: Continuation, ctx: Pick<JobContext, 'store'>): Promise<string> {
+  const operationId = String(c.args['operationId']);
+  const row = await getExportOperation(ctx.store, operationId);
+  return row ? `${row.exportName}|${row.firstDate}|${row.lastDate}` : operationId;
 }
 
 /**

@@ -3,7 +3,7 @@
  * files judged `unsupported` are read again from disk and those `failed` are downloaded again;
  * the pass that follows finds them unfinished and polls them (no new export is created).
  */
-import { type JobContext, JobFailedError } from '../kernel/run.js';
+import { type JobContext, JobFailedError } from '../kernel/index.js';
 import { hasExportOperations, reopenExportFiles } from '../store/index.js';
 import type { ExportsSettings } from './operation.js';
 

@@ -1,5 +1,5 @@
-import { jobs as allJobs } from '../../jobs/index.js';
 import { type Config, printableDatabaseLocation } from '../config/index.js';
+import type { JobList } from '../kernel/index.js';
 import { readCron } from '../queue/schedule.js';
 import {
   countRowsPerTable,
@@ -68,7 +68,12 @@ export interface JobStatus {
   nextRunAt: string | null;
 }
 
-export async function collectStatus(config: Config, store: Store | undefined, now: Date): Promise<Status> {
+export async function collectStatus(
+  allJobs: JobList,
+  config: Config,
+  store: Store | undefined,
+  now: Date,
+): Promise<Status> {
   const day = now.toISOString().slice(0, 10);
   const [latestRuns, lastSuccesses, spent, tables, unfinished] = store
     ? await Promise.all([

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ExportsPayload, exportsDefinition } from '../../jobs/exports.js';
+import { type ExportsPayload, exportPollDefinition, exportsDefinition } from '../../jobs/exports.js';
 import type { Config } from '../../src/config/index.js';
-import { type ProgressSink, runJob } from '../../src/kernel/run.js';
+import { type ProgressSink, runJob } from '../../src/kernel/index.js';
 import type { CsvColumnSpec, CsvDefect } from '../../src/simulator/csv.js';
 import type { SimulatorOptions } from '../../src/simulator/index.js';
 import { readExportSummaries, refreshExportSummaries } from '../../src/store/index.js';
@@ -268,16 +268,18 @@ describe('exports loader: broken files', () => {
     await refreshExportSummaries(c.store);
     expect((await readExportSummaries(c.store))[0]?.files).toEqual({ failed: 1 });
 
-    // As `run exports --reload treasury` makes it: the command's flags through the job definition.
+    // As `run exports --reload treasury` runs it (src/commands/run.ts): the job by its definition,
+    // the flag as job data, the continuations in-process.
     const { wait: _wait, ...section } = payload;
     const config = {
       jobs: { exports: { ...section, schedule: '0 * * * *', enabled: true, runOnStart: false } },
     };
-    const prepared = exportsDefinition.prepare(config as unknown as Config, {
-      wait: true,
-      reload: 'treasury',
+    const reload = await runJob(exportsDefinition, c.deps, {
+      config: config as unknown as Config,
+      jobs: [exportsDefinition, exportPollDefinition],
+      args: { reload: 'treasury' },
+      followUps: 'until-done',
     });
-    const reload = await runJob('exports', (_: undefined, ctx) => prepared!.run(ctx), undefined, c.deps);
     expect(reload.status).toBe('succeeded');
     expect(spent(c)).toEqual({ posts: 1, statusReads: 1, downloads: 3 });
     expect(await c.store.get('SELECT load_status, broken_copies FROM export_files')).toEqual({
@@ -300,7 +302,7 @@ describe('exports: a run after one that stopped at maxWait', () => {
     };
     const first = await runExportsPass(c, payload);
     expect(first.status).toBe('failed');
-    expect(first.error?.message).toMatch(/1 export\(s\) still RUNNING after waiting 1000 ms \(maxWait\)/);
+    expect(first.error?.message).toMatch(/1 operations still pending after waiting 1000 ms/);
     expect(spent(c)).toEqual({ posts: 1, statusReads: 0, downloads: 0 });
 
     const second = await runExportsPass(c, payload);
