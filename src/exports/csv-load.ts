@@ -34,6 +34,19 @@ function incompleteTail(buf: Buffer): number {
   return 0;
 }
 
+/** Where the first byte that is not UTF-8 is (called once a chunk failed `isUtf8`). */
+function firstInvalidUtf8(buf: Buffer): number {
+  let i = 0;
+  while (i < buf.length) {
+    const b = buf[i] as number;
+    const n =
+      b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    if (n === 0 || (n > 1 && !isUtf8(buf.subarray(i, i + n)))) return i;
+    i += n;
+  }
+  return buf.length;
+}
+
 /**
  * Refuses bytes no export CSV holds before the parser sees them: a NUL (PostgreSQL refuses it in
  * text, SQLite would store it; both stores treat the file as broken) and invalid UTF-8 (which a
@@ -54,7 +67,9 @@ function textBytes(onBytes: (bytes: number) => void): Transform {
       const tail = incompleteTail(data);
       const body = data.subarray(0, data.length - tail);
       if (!isUtf8(body)) {
-        return done(new ExportFileError(`bytes ${offset}..${offset + body.length}: not valid UTF-8`));
+        const at = firstInvalidUtf8(body);
+        const hex = (body[at] ?? 0).toString(16).padStart(2, '0');
+        return done(new ExportFileError(`byte ${offset + at}: 0x${hex} is not valid UTF-8 text`));
       }
       carry = Buffer.from(data.subarray(data.length - tail));
       offset += body.length;

@@ -225,7 +225,7 @@ describe('exports loader: a header without the key', () => {
 describe('exports loader: broken files', () => {
   const cases: { defect: CsvDefect; reason: RegExp }[] = [
     { defect: 'nulByte', reason: /byte \d+: a NUL byte \(0x00\), not CSV text/ },
-    { defect: 'invalidUtf8', reason: /bytes \d+\.\.\d+: not valid UTF-8/ },
+    { defect: 'invalidUtf8', reason: /byte \d+: 0xff is not valid UTF-8 text/ },
     { defect: 'quoteInCell', reason: /not valid CSV \(INVALID_OPENING_QUOTE\): Invalid Opening Quote/ },
     { defect: 'shortLastRow', reason: /not valid CSV \(CSV_RECORD_INCONSISTENT_FIELDS_LENGTH\)/ },
   ];
