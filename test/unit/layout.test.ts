@@ -13,7 +13,11 @@ const page = readFileSync(join(root, 'docs/development.md'), 'utf8');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+    e.isDirectory()
+      ? sourceFiles(join(dir, e.name))
+      : e.name.endsWith('.ts')
+        ? [join(dir, e.name)]
+        : [],
   );
 }
 
