@@ -63,7 +63,8 @@ export function buildProgram(): Command {
     )
     .argument('<job>', 'job name')
     .option('--no-wait', 'exports: start and poll once instead of waiting for the files')
-    .action(async (name: string, opts: { wait: boolean }) => {
+    .option('--reload <export>', "exports: read that definition's unsupported or failed files again")
+    .action(async (name: string, opts: { wait: boolean; reload?: string }) => {
       const jobs = await jobList();
       const { run, runnableJob } = await import('./commands/run.js');
       if (!runnableJob(jobs, name)) {
@@ -72,6 +73,7 @@ export function buildProgram(): Command {
           exitCode: EXIT_CONFIG,
         });
       }
+      if (opts.reload && name !== 'exports') program.error('error: --reload applies to "run exports" only');
       await run(await load(program.opts()), jobs, name, opts);
     });
 
