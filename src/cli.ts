@@ -4,6 +4,7 @@
  * it runs, so `--help` and `config check` start fast (a benchmark figure).
  */
 import { Command, CommanderError, Option } from 'commander';
+import { registerBackup } from './commands/backup.js';
 import { registerReport } from './commands/report.js';
 import { registerStatus } from './commands/status.js';
 import type { Config } from './config/index.js';
@@ -214,6 +215,7 @@ export function buildProgram(): Command {
 
   registerReport(program);
   registerStatus(program);
+  registerBackup(program);
 
   return program;
 }
