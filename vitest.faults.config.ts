@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 /**
  * `npm run test:faults`: the full fault-injection suite (test/faults/), with every iteration the
  * issue asks for, on both stores. `npm test` runs the same files with fewer iterations (see
- * test/faults/support.ts). It also runs a short soak (test/soak/soak.test.ts, 90 s per store;
+ * test/faults/support.ts). It also runs a short soak (test/soak/soak.test.ts, 2.5 min per store;
  * `npm run test:soak` is the long one).
  */
 export default defineConfig({
