@@ -64,7 +64,10 @@ export interface Sample {
   t: number;
   /** job_runs rows so far. */
   runs: number;
+  /** process_resident_memory_bytes: all resident pages, file-backed ones included. */
   rss: number;
+  /** RssAnon of /proc/<pid>/status: the process's own memory, what a leak grows. */
+  rssAnon: number;
   heapUsed: number;
   handles: number;
   /** Entries of /proc/<pid>/fd. */
@@ -75,6 +78,7 @@ export interface Sample {
   redisMemory: number;
   databaseBytes: number;
   simulatorRss: number;
+  simulatorRssAnon: number;
   /** glacier_job_skipped_slots_total, all jobs. */
   skippedSlots: number;
 }
@@ -112,6 +116,10 @@ export interface SoakReport {
 
 interface SeriesSpec {
   name: string;
+  /** Reported, never judged, and why. */
+  reportOnly?: string;
+  /** Judge the upper envelope (memory: a GC sawtooth), not the samples. */
+  envelope?: boolean;
   unit: 'bytes' | 'count';
   pick: (s: Sample) => number;
   /** Growth accepted over the second half: an absolute floor and a share of the median. */
@@ -120,8 +128,32 @@ interface SeriesSpec {
 }
 
 const SERIES: SeriesSpec[] = [
-  { name: 'collector RSS', unit: 'bytes', pick: (s) => s.rss, floor: 8 * MiB, share: 0.05 },
-  { name: 'collector heap used', unit: 'bytes', pick: (s) => s.heapUsed, floor: 8 * MiB, share: 0.1 },
+  // RSS from /metrics, and its anonymous part (/proc RssAnon: without the resident code and mapped
+  // files, so what a leak grows), both judged on their envelope (see judgeSeries).
+  {
+    name: 'collector RSS, anonymous',
+    unit: 'bytes',
+    pick: (s) => s.rssAnon,
+    floor: 8 * MiB,
+    share: 0.05,
+    envelope: true,
+  },
+  {
+    name: 'collector RSS',
+    unit: 'bytes',
+    pick: (s) => s.rss,
+    floor: 8 * MiB,
+    share: 0.05,
+    envelope: true,
+  },
+  {
+    name: 'collector heap used',
+    unit: 'bytes',
+    pick: (s) => s.heapUsed,
+    floor: 8 * MiB,
+    share: 0.1,
+    envelope: true,
+  },
   { name: 'collector active handles', unit: 'count', pick: (s) => s.handles, floor: 4, share: 0 },
   { name: 'collector open file descriptors', unit: 'count', pick: (s) => s.fds, floor: 4, share: 0 },
   // BullMQ keeps the last 2,000 completed jobs: keys grow until then by design, so the judged series is
@@ -134,9 +166,31 @@ const SERIES: SeriesSpec[] = [
     share: 0.02,
   },
   { name: 'Redis keys', unit: 'count', pick: (s) => s.redisKeys, floor: 20, share: 0.02 },
-  { name: 'Redis memory', unit: 'bytes', pick: (s) => s.redisMemory, floor: 2 * MiB, share: 0.05 },
+  {
+    name: 'Redis memory',
+    unit: 'bytes',
+    pick: (s) => s.redisMemory,
+    floor: 2 * MiB,
+    share: 0.05,
+    envelope: true,
+  },
   { name: 'database size', unit: 'bytes', pick: (s) => s.databaseBytes, floor: 1 * MiB, share: 0.05 },
-  { name: 'simulator RSS', unit: 'bytes', pick: (s) => s.simulatorRss, floor: 8 * MiB, share: 0.05 },
+  {
+    name: 'simulator RSS, anonymous',
+    unit: 'bytes',
+    pick: (s) => s.simulatorRssAnon,
+    floor: 8 * MiB,
+    share: 0.05,
+    envelope: true,
+  },
+  {
+    name: 'simulator RSS',
+    unit: 'bytes',
+    pick: (s) => s.simulatorRss,
+    floor: 8 * MiB,
+    share: 0.05,
+    envelope: true,
+  },
 ];
 /** BullMQ's retention (src/queue/jobs.ts): completed and failed jobs kept at most. */
 const KEPT_JOBS_CAP = 2_000 + 2_000;
@@ -202,9 +256,10 @@ function spawnCollector(env: Record<string, string>): Collector {
   };
 }
 
-function rssOf(pid: number): number {
+/** A `kB` field of /proc/<pid>/status (VmRSS, RssAnon), in bytes; NaN once the process is gone. */
+function statusBytes(pid: number, field: 'VmRSS' | 'RssAnon'): number {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) * 1024 : Number.NaN;
   } catch {
     return Number.NaN;
@@ -246,6 +301,67 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
 export function slotsBetween(periodS: number, fromMs: number, toMs: number): number {
   const p = periodS * 1000;
   return Math.max(0, Math.floor(toMs / p) - Math.ceil(fromMs / p) + 1);
+}
+
+/**
+ * The series over the second half of the judged time, against runs. Memory series are judged on
+ * their upper envelope (the highest sample of the last `envelope` seconds, looking back into the
+ * first half): V8's GC and malloc give RSS and heap a sawtooth of 20-40 MiB with a period of a minute
+ * or two, which a window starting at a trough would read as growth; a leak raises the peaks too.
+ */
+export function judgeSeries(
+  all: readonly Sample[],
+  options: { durationMs: number; warmupMs?: number; expectDatabaseFlat?: boolean },
+): { series: SeriesVerdict[]; problems: string[] } {
+  const problems: string[] = [];
+  const fromS = ((options.warmupMs ?? 0) + options.durationMs / 2) / 1000;
+  const half = all.filter((x) => x.t >= fromS);
+  const envelopeS = Math.max(30, Math.min(150, options.durationMs / 4000));
+  const first = half[0];
+  const last = half.at(-1);
+  const series = SERIES.map((spec): SeriesVerdict => {
+    const valueAt = (x: Sample): number => {
+      if (!spec.envelope) return spec.pick(x);
+      let top = Number.NEGATIVE_INFINITY;
+      for (const y of all) if (y.t > x.t - envelopeS && y.t <= x.t) top = Math.max(top, spec.pick(y));
+      return top;
+    };
+    const points = half.map((x) => ({ x: x.runs, y: valueAt(x) })).filter((p) => Number.isFinite(p.y));
+    const ys = half
+      .map(spec.pick)
+      .filter(Number.isFinite)
+      .sort((a, b) => a - b);
+    const median = ys[ys.length >> 1] ?? Number.NaN;
+    const tolerance = Math.max(spec.floor, spec.share * median);
+    const trend = judgeTrend(points, tolerance);
+    let note = spec.reportOnly;
+    if (spec.name === 'database size' && !options.expectDatabaseFlat) {
+      note = 'grows with the data while no retention is configured: reported only';
+    } else if (spec.name === 'Redis keys' || spec.name === 'Redis memory') {
+      // Judged once BullMQ's retention is full: before, each run adds a kept job by design.
+      const capped = (last?.redisKeptJobs ?? 0) >= 2_000 && (first?.redisKeptJobs ?? 0) >= 2_000;
+      if (!capped)
+        note = "BullMQ's retention (2,000 completed jobs) not reached over the second half: reported only";
+    }
+    const judged = note === undefined;
+    if (judged && trend.growing) {
+      problems.push(
+        `${spec.name} keeps growing over the second half: +${format(trend.growth, spec.unit)} (tolerance ${format(tolerance, spec.unit)}, Mann–Kendall z ${trend.z.toFixed(1)})`,
+      );
+    }
+    return {
+      name: spec.name,
+      unit: spec.unit,
+      median,
+      per10kRuns: trend.slope * 10_000,
+      trend,
+      tolerance,
+      judged,
+      ...(note ? { note } : {}),
+    };
+  });
+  if (half.length < 8) problems.push(`only ${half.length} samples over the second half: too short to judge`);
+  return { series, problems };
 }
 
 export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
@@ -313,6 +429,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
         t: (Date.now() - readyAt) / 1000,
         runs: (await s.get<{ n: number }>('SELECT COUNT(*) AS n FROM job_runs'))?.n ?? 0,
         rss: one('glacier_process_resident_memory_bytes'),
+        rssAnon: statusBytes(pid, 'RssAnon'),
         heapUsed: one('glacier_nodejs_heap_size_used_bytes'),
         handles: one('glacier_nodejs_active_handles'),
         fds: fdsOf(pid),
@@ -320,7 +437,8 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
         redisKeptJobs: (kept ?? []).reduce((sum, [, n]) => sum + Number(n), 0),
         redisMemory: Number(/used_memory:(\d+)/.exec(info)?.[1] ?? Number.NaN),
         databaseBytes: await databaseBytes(s, db.location),
-        simulatorRss: rssOf(simPid),
+        simulatorRss: statusBytes(simPid, 'VmRSS'),
+        simulatorRssAnon: statusBytes(simPid, 'RssAnon'),
         skippedSlots: one('glacier_job_skipped_slots_total'),
       };
     };
@@ -334,7 +452,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
       samplesTaken.push(x);
       if (samplesTaken.length % 10 === 0) {
         log(
-          `soak: t=${x.t.toFixed(0)} s runs=${x.runs} rss=${(x.rss / MiB).toFixed(1)} MiB heap=${(x.heapUsed / MiB).toFixed(1)} MiB ` +
+          `soak: t=${x.t.toFixed(0)} s runs=${x.runs} rss=${(x.rss / MiB).toFixed(1)} MiB (anon ${(x.rssAnon / MiB).toFixed(1)}) heap=${(x.heapUsed / MiB).toFixed(1)} MiB ` +
             `handles=${x.handles} fds=${x.fds} redis keys=${x.redisKeys} db=${(x.databaseBytes / MiB).toFixed(1)} MiB sim rss=${(x.simulatorRss / MiB).toFixed(1)} MiB`,
         );
       }
@@ -386,45 +504,13 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
       if (n > 0) problems.push(`${n} ${what}; last output:\n${collector.tail()}`);
     }
 
-    // Series: judged over the second half, against runs.
-    const half = samplesTaken.filter((x) => x.t * 1000 >= warmupMs + durationMs / 2);
-    const first = half[0];
-    const last = half.at(-1);
-    const series: SeriesVerdict[] = SERIES.map((spec) => {
-      const points = half.map((x) => ({ x: x.runs, y: spec.pick(x) })).filter((p) => Number.isFinite(p.y));
-      const ys = points.map((p) => p.y).sort((a, b) => a - b);
-      const median = ys[ys.length >> 1] ?? Number.NaN;
-      const tolerance = Math.max(spec.floor, spec.share * median);
-      const trend = judgeTrend(points, tolerance);
-      let judged = true;
-      let note: string | undefined;
-      if (spec.name === 'database size' && !options.expectDatabaseFlat) {
-        judged = false;
-        note = 'grows with the data while no retention is configured: reported only';
-      } else if (spec.name === 'Redis keys' || spec.name === 'Redis memory') {
-        // Judged once BullMQ's retention is full: before, each run adds a kept job by design.
-        const capped = (last?.redisKeptJobs ?? 0) >= 2_000 && (first?.redisKeptJobs ?? 0) >= 2_000;
-        if (!capped) {
-          judged = false;
-          note = `BullMQ's retention (2,000 completed jobs) not reached over the whole second half: reported only`;
-        }
-      }
-      if (judged && trend.growing) {
-        problems.push(
-          `${spec.name} keeps growing over the second half: +${format(trend.growth, spec.unit)} (tolerance ${format(tolerance, spec.unit)}, Mann–Kendall z ${trend.z.toFixed(1)})`,
-        );
-      }
-      return {
-        name: spec.name,
-        unit: spec.unit,
-        median,
-        per10kRuns: trend.slope * 10_000,
-        trend,
-        tolerance,
-        judged,
-        ...(note ? { note } : {}),
-      };
+    const judgement = judgeSeries(samplesTaken, {
+      durationMs,
+      warmupMs,
+      expectDatabaseFlat: options.expectDatabaseFlat,
     });
+    const series = judgement.series;
+    problems.push(...judgement.problems);
     for (const [job, n] of Object.entries(skippedPerJob)) {
       const fired = slotsBetween(SOAK_PERIODS[job] ?? 1, readyAt, stoppedAt);
       if (n > Math.max(1, fired / 100)) {
@@ -434,8 +520,6 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     const maxKept = Math.max(0, ...samplesTaken.map((x) => x.redisKeptJobs));
     if (maxKept > KEPT_JOBS_CAP)
       problems.push(`BullMQ kept ${maxKept} jobs, more than its retention (${KEPT_JOBS_CAP})`);
-    if (half.length < 8)
-      problems.push(`only ${half.length} samples over the second half: too short to judge`);
 
     return {
       store: isPostgresUrl(db.location) ? 'postgres' : 'sqlite',
@@ -506,7 +590,7 @@ async function main(): Promise<void> {
   });
   const minutes = Number(values.minutes);
   if (!(minutes > 0 && minutes <= 24 * 60))
-    throw new Error(`--minutes must be from 0 to 1440, got ${values.minutes}`);
+    throw new Error(`--minutes must be more than 0 and at most 1440, got ${values.minutes}`);
   const report = await runSoak({
     durationMs: minutes * 60_000,
     warmupMs: Number(values['warmup-seconds']) * 1000,
