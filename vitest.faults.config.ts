@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 /**
  * `npm run test:faults`: the full fault-injection suite (test/faults/), with every iteration the
  * issue asks for, on both stores. `npm test` runs the same files with fewer iterations (see
- * test/faults/support.ts).
+ * test/faults/support.ts). It also runs a short soak (test/soak/soak.test.ts, 2.5 min per store;
+ * `npm run test:soak` is the long one).
  */
 export default defineConfig({
   test: {
@@ -15,7 +16,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'sqlite',
-          include: ['test/faults/**/*.test.ts'],
+          include: ['test/faults/**/*.test.ts', 'test/soak/**/*.test.ts'],
           env: { FAULT_SUITE: 'full', STORE: 'sqlite' },
         },
       },
@@ -23,7 +24,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres',
-          include: ['test/faults/**/*.test.ts'],
+          include: ['test/faults/**/*.test.ts', 'test/soak/**/*.test.ts'],
           env: { FAULT_SUITE: 'full', STORE: 'postgres' },
           globalSetup: ['test/support/postgres-setup.ts'],
         },

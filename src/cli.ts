@@ -4,6 +4,7 @@
  * it runs, so `--help` and `config check` start fast (a benchmark figure).
  */
 import { Command, CommanderError, Option } from 'commander';
+import { registerBackup } from './commands/backup.js';
 import { historyOption } from './commands/history-option.js';
 import { registerReport } from './commands/report.js';
 import type { SimulatorFlags } from './commands/simulator.js';
@@ -163,6 +164,7 @@ export function buildProgram(): Command {
 
   registerReport(program);
   registerStatus(program, jobList);
+  registerBackup(program);
 
   return program;
 }

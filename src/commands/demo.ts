@@ -54,7 +54,8 @@ export interface DemoOptions {
 export async function runDemo(options: DemoOptions): Promise<void> {
   const print = options.print ?? ((line: string) => console.log(line));
   const lifecycle = createLifecycle();
-  const sim = await startSimulator({ port: 0, seed: 1, exports: { runningMs: 2_000 } });
+  // logLimit 0: nothing reads the simulator's logs here, and a demo may be left running for weeks.
+  const sim = await startSimulator({ port: 0, seed: 1, exports: { runningMs: 2_000 }, logLimit: 0 });
   lifecycle.add('simulator', () => sim.close());
   const env = options.env ?? process.env;
   const configFor = (file: unknown): Config =>

@@ -42,6 +42,8 @@ export interface Auth {
   charge(account: Account, computeUnits: number): Charge;
   /** The ratelimit-* headers of an answer to a keyed request. */
   headers(account: Account): Record<string, string>;
+  /** Keys whose budget is tracked now. */
+  size(): number;
 }
 
 export interface AuthDeps {
@@ -53,6 +55,12 @@ export interface AuthDeps {
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
+/**
+ * Keys tracked at most. Without configured keys any key is accepted, so a client sending a new key
+ * per request would otherwise grow the maps for ever; the key unseen for longest is forgotten first
+ * (its budget starts afresh if it comes back).
+ */
+export const MAX_TRACKED_KEYS = 10_000;
 
 interface Usage {
   minute: number;
@@ -79,7 +87,17 @@ export function createAuth(deps: AuthDeps): Auth {
   function accountFor(key: string, config: ApiKeyConfig | undefined): Account {
     const id = createHash('sha256').update(key).digest('hex');
     const cached = accounts.get(id);
-    if (cached) return cached;
+    if (cached) {
+      // Re-inserted, so the map's order is the order of last use.
+      accounts.delete(id);
+      accounts.set(id, cached);
+      return cached;
+    }
+    for (const oldest of accounts.keys()) {
+      if (accounts.size < MAX_TRACKED_KEYS) break;
+      accounts.delete(oldest);
+      usage.delete(oldest);
+    }
     const tier = config?.tier ?? 'Free';
     const ownOrg = `org-${id.slice(0, 12)}`;
     const account: Account = {
@@ -146,5 +164,6 @@ export function createAuth(deps: AuthDeps): Auth {
         'ratelimit-remaining': String(Math.max(0, account.perMinute - u.usedMinute)),
       };
     },
+    size: () => usage.size,
   };
 }

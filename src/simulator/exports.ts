@@ -27,6 +27,13 @@ import type { CsvColumnSpec, CsvDefect } from './csv.js';
 
 /** Range when firstDate is omitted: the week ending on lastDate. */
 const DEFAULT_RANGE_DAYS = 7;
+/**
+ * An operation is forgotten this long after its creation (clock time), and at most MAX_OPERATIONS
+ * are kept, oldest forgotten first: a simulator that runs for weeks holds a bounded number. A
+ * forgotten operation answers 404, like an unknown one; its download too.
+ */
+export const OPERATION_KEEP_MS = 7 * DAY_MS;
+export const MAX_OPERATIONS = 10_000;
 
 export interface ExportSettings {
   /** How long an operation stays RUNNING, ms of clock time. @defaultValue 5000 */
@@ -71,6 +78,8 @@ export interface OperationStore {
   view(record: OperationRecord, downloadBase: string): OperationStatusResponse;
   /** The range of a finished, downloadable export whose token matches; undefined otherwise. */
   downloadable(id: string, token: string): ExportedRange | undefined;
+  /** Operations held now. */
+  size(): number;
 }
 
 export function formatDay(day: number): string {
@@ -132,9 +141,24 @@ export function createOperationStore(deps: { clock: Clock; settings: ExportSetti
     return { status: 'COMPLETED', firstDay, lastDay };
   }
 
+  /** Forgets old operations: insertion order is creation order, so the loop stops at the first kept one. */
+  function forget(now: number): void {
+    for (const [id, record] of records) {
+      if (records.size <= MAX_OPERATIONS && record.createdAt + OPERATION_KEEP_MS >= now) break;
+      records.delete(id);
+    }
+  }
+
+  /** Forgetting happens on create; between two creates, an old operation already reads as gone. */
+  function find(id: string): OperationRecord | undefined {
+    const record = records.get(id);
+    return record && record.createdAt + OPERATION_KEEP_MS >= deps.clock.now() ? record : undefined;
+  }
+
   return {
     create(request) {
       const now = deps.clock.now();
+      forget(now);
       const record: OperationRecord = {
         id: randomUUID(),
         request,
@@ -143,11 +167,10 @@ export function createOperationStore(deps: { clock: Clock; settings: ExportSetti
         downloadToken: randomBytes(24).toString('base64url'),
       };
       records.set(record.id, record);
+      if (records.size > MAX_OPERATIONS) forget(now);
       return record;
     },
-    get(id) {
-      return records.get(id);
-    },
+    get: find,
     view(record, downloadBase) {
       const now = deps.clock.now();
       const base = {
@@ -200,12 +223,13 @@ export function createOperationStore(deps: { clock: Clock; settings: ExportSetti
       }
     },
     downloadable(id, token) {
-      const record = records.get(id);
+      const record = find(id);
       if (!record || record.downloadToken !== token) return undefined;
       if (deps.clock.now() < record.createdAt + settings.runningMs) return undefined;
       const { outcome } = record;
       if (outcome.status === 'FAILED') return undefined;
       return { record, firstDay: outcome.firstDay, lastDay: outcome.lastDay };
     },
+    size: () => records.size,
   };
 }

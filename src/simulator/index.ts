@@ -59,7 +59,10 @@ export interface SimulatorOptions {
   faults?: FaultConfig;
   /** Base of downloadUrl. @defaultValue the server's own URL */
   publicUrl?: string;
-  /** Entries kept in each array of `requests` and `served` (oldest dropped first). @defaultValue 100000 */
+  /**
+   * Entries kept in each array of `requests` and `served` (oldest dropped first); 0 keeps none.
+   * @defaultValue 100000 (0 from the `simulator` command, whose logs nobody can read)
+   */
   logLimit?: number;
   /** Unexpected errors of handlers (answered 500). @defaultValue ignore */
   onError?: (error: unknown) => void;
@@ -78,6 +81,25 @@ export interface SimulatorHandle {
   served: ServedLog;
   /** Deterministic views of the data at clock.now(). */
   truth: GroundTruth;
+  /** How much the simulator holds now: everything it keeps between requests, each bounded. */
+  state(): SimulatorState;
+}
+
+/**
+ * Everything a simulator keeps between requests, counted. The data itself is not here: it is a pure
+ * function of seed and clock, built per page. Each count has a bound, whatever the clock reads.
+ */
+export interface SimulatorState {
+  /** Entries of `requests`: at most logLimit (+10% slack). */
+  requests: number;
+  /** Entries of all `served` arrays together: at most 7 × logLimit (+10% slack). */
+  served: number;
+  /** Live page tokens of both lists: those of the last pageTokenTtlMs, at most 10000 per list. */
+  pageTokens: number;
+  /** Export operations: those created in the last 7 days of clock time, at most 10000. */
+  operations: number;
+  /** API keys whose budget is tracked (plus the keyless bucket): at most 10000. */
+  apiKeys: number;
 }
 
 const HOUR_MS = 3_600_000;
@@ -130,11 +152,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     publicUrl: () => (options.publicUrl ?? url).replace(/\/+$/, ''),
   };
   const faults = createFaultEngine(options.faults, seed);
+  const auth = createAuth({ clock, seed, apiKeys: options.apiKeys, requireApiKey: options.requireApiKey });
   const requests: SimRequestLog[] = [];
   const served = createServedLog();
   const sim = createSimServer({
     ctx,
-    auth: createAuth({ clock, seed, apiKeys: options.apiKeys, requireApiKey: options.requireApiKey }),
+    auth,
     faults,
     requests,
     served,
@@ -165,6 +188,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     requests,
     served,
     truth: createGroundTruth(ctx),
+    state: () => ({
+      requests: requests.length,
+      served: Object.values(served).reduce((sum: number, list: unknown[]) => sum + list.length, 0),
+      pageTokens: ctx.txTokens.size() + ctx.rewardTokens.size(),
+      operations: ctx.operations.size(),
+      apiKeys: auth.size(),
+    }),
   };
 }
 
@@ -176,7 +206,8 @@ export async function simulatorOptionsFromFlags(flags: {
   faults?: string;
   publicUrl?: string;
 }): Promise<SimulatorOptions> {
-  const options: SimulatorOptions = {};
+  // A process of its own (the compose stack, a demo left running): nobody in-process reads its logs.
+  const options: SimulatorOptions = { logLimit: 0 };
   const integer = (name: string, raw: string | number, min: number, max: number): number => {
     const value = Number(raw);
     if (!Number.isInteger(value) || value < min || value > max) {

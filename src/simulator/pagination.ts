@@ -11,12 +11,17 @@ export interface TokenStore<P> {
   issue(scope: string, filterKey: string, position: P): string;
   /** The stored position; throws the 400 the real API would answer. */
   resolve(token: string, scope: string, filterKey: string): P;
+  /** Tokens held now. */
+  size(): number;
 }
 
 export interface TokenStoreDeps {
   clock: Clock;
   ttlMs: number;
-  /** Tokens kept at most; the oldest go first (a collector only ever holds its latest one). */
+  /**
+   * Tokens kept at most; the oldest go first (a collector only ever holds its latest one), so a
+   * simulator that runs for weeks keeps a bounded number. @defaultValue 10000
+   */
   maxTokens?: number;
 }
 
@@ -29,10 +34,14 @@ interface Entry<P> {
 
 export function createTokenStore<P>(deps: TokenStoreDeps): TokenStore<P> {
   const entries = new Map<string, Entry<P>>();
-  const maxTokens = deps.maxTokens ?? 200_000;
+  const maxTokens = deps.maxTokens ?? 10_000;
 
+  /**
+   * Drops the expired tokens and those over maxTokens. Map iteration follows insertion order, and
+   * expiry grows with it: the loop stops at the first live token, so issuing costs O(1) amortised.
+   * An expired token that was dropped reads as unknown (400 'Invalid pageToken').
+   */
   function evict(now: number): void {
-    // Map iteration follows insertion order, and expiry grows with it: stop at the first live token.
     for (const [token, entry] of entries) {
       if (entries.size <= maxTokens && entry.expiresAt >= now) break;
       entries.delete(token);
@@ -43,6 +52,7 @@ export function createTokenStore<P>(deps: TokenStoreDeps): TokenStore<P> {
     issue(scope, filterKey, position) {
       const now = deps.clock.now();
       const token = randomUUID();
+      evict(now);
       entries.set(token, { scope, filterKey, position, expiresAt: now + deps.ttlMs });
       if (entries.size > maxTokens) evict(now);
       return token;
@@ -59,5 +69,6 @@ export function createTokenStore<P>(deps: TokenStoreDeps): TokenStore<P> {
       }
       return entry.position;
     },
+    size: () => entries.size,
   };
 }

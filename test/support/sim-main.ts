@@ -4,13 +4,14 @@
  *
  * argv[2]: JSON `{ options: SimulatorOptions without clock, clockMs?: number }`; a `clockMs` freezes
  * the simulator's clock there (the data does not grow), else it reads the system clock.
- * Prints `READY <url>` once listening; SIGTERM closes it.
+ * Its logs (`requests`, `served`) cannot be read from another process, so it keeps none unless
+ * `options.logLimit` says otherwise. Prints `READY <url>` once listening; SIGTERM closes it.
  */
 import { createManualClock } from '../../src/runtime/clock.js';
 import { type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as { options?: SimulatorOptions; clockMs?: number };
-const options: SimulatorOptions = { port: 0, ...spec.options };
+const options: SimulatorOptions = { port: 0, logLimit: 0, ...spec.options };
 if (spec.clockMs !== undefined) options.clock = createManualClock(spec.clockMs);
 const sim = await startSimulator(options);
 process.stdout.write(`READY ${sim.url}\n`);

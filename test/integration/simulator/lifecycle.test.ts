@@ -62,7 +62,11 @@ describe('simulator lifecycle', () => {
   });
 
   it('builds options from CLI flags and names the bad flag', async () => {
-    expect(await simulatorOptionsFromFlags({ port: '4010', seed: '7' })).toEqual({ port: 4010, seed: 7 });
+    expect(await simulatorOptionsFromFlags({ port: '4010', seed: '7' })).toEqual({
+      port: 4010,
+      seed: 7,
+      logLimit: 0,
+    });
     await expect(simulatorOptionsFromFlags({ port: 'http' })).rejects.toThrow(/--port/);
     await expect(simulatorOptionsFromFlags({ seed: '-3' })).rejects.toThrow(/--seed/);
   });

@@ -1,0 +1,119 @@
+/**
+ * `backup <file>`: a consistent copy of the SQLite database while the service keeps writing, through
+ * SQLite's online backup API (better-sqlite3's `db.backup()`). PostgreSQL has its own tool, `pg_dump`;
+ * docs/operations.md ("Backups and restore") gives both, with the restore.
+ */
+import { existsSync, linkSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { Config } from '../config/index.js';
+import { failUsage } from './usage.js';
+
+export interface BackupResult {
+  source: string;
+  target: string;
+  bytes: number;
+  pages: number;
+}
+
+/** A refusal the user can fix by changing the command line (exit 2). */
+export class BackupUsageError extends Error {
+  override readonly name = 'BackupUsageError';
+}
+
+/**
+ * Copies the configured SQLite database to `file`. The copy is written beside it under a temporary
+ * name, checked (`PRAGMA quick_check`), then moved into place: an interrupted backup never leaves a
+ * half-written file under the name asked for, and `--force` replaces an older backup only with a
+ * complete one. Without `force`, an existing file is never overwritten, even one created meanwhile.
+ */
+export async function backupDatabase(
+  config: Pick<Config, 'database'>,
+  file: string,
+  options: { force?: boolean } = {},
+): Promise<BackupResult> {
+  const db = config.database;
+  if (db.kind === 'postgres') {
+    throw new BackupUsageError(
+      'backup copies a SQLite database; this one is PostgreSQL (DATABASE_URL): use pg_dump, e.g. ' +
+        'pg_dump --format=custom --file=glacier.dump "$DATABASE_URL", and pg_restore to restore ' +
+        '(docs/operations.md, "Backups and restore")',
+    );
+  }
+  const source = db.path;
+  const target = resolve(file);
+  if (source === ':memory:' || !existsSync(source)) {
+    throw new Error(`no database at ${source}: nothing to back up (DATABASE_PATH sets it)`);
+  }
+  if (target === source || target.startsWith(`${source}-`)) {
+    throw new BackupUsageError(
+      `${target} is the database itself (or one of its files): back up to another file`,
+    );
+  }
+  if (!options.force && existsSync(target)) {
+    throw new BackupUsageError(`${target} exists: choose another file, or pass --force to replace it`);
+  }
+  if (!existsSync(dirname(target))) {
+    throw new BackupUsageError(`${dirname(target)}: no such directory`);
+  }
+
+  const { default: Database } = await import('better-sqlite3');
+  const temporary = join(dirname(target), `.${basename(target)}.${process.pid}.partial`);
+  // No migrations, no pragmas that write: the service (another process) owns this file.
+  const sqlite = new Database(source, { fileMustExist: true });
+  try {
+    sqlite.pragma('busy_timeout = 5000');
+    // Every page in one step: SQLite restarts a backup whose source another connection changed
+    // between steps, so a busy service could keep a stepwise backup from ever finishing. One step
+    // reads one snapshot (WAL: the service's writers are not blocked meanwhile).
+    const progress = await sqlite.backup(temporary, { progress: () => 0x7fffffff });
+    const copy = new Database(temporary, { fileMustExist: true });
+    try {
+      const check = copy.pragma('quick_check', { simple: true });
+      if (check !== 'ok') throw new Error(`the copy of ${source} failed its check: ${String(check)}`);
+      // A single file to carry away: the copy leaves WAL mode (its readers need no -wal/-shm files).
+      copy.pragma('journal_mode = DELETE');
+    } finally {
+      copy.close();
+    }
+    if (options.force) renameSync(temporary, target);
+    else {
+      // link fails if the name was taken meanwhile: never overwrite without --force.
+      try {
+        linkSync(temporary, target);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+          throw new BackupUsageError(`${target} exists: choose another file, or pass --force to replace it`);
+        }
+        throw error;
+      }
+    }
+    return { source, target, bytes: statSync(target).size, pages: progress.totalPages };
+  } finally {
+    sqlite.close();
+    for (const leftover of [temporary, `${temporary}-wal`, `${temporary}-shm`])
+      rmSync(leftover, { force: true });
+  }
+}
+
+export function registerBackup(program: Command): void {
+  program
+    .command('backup')
+    .description(
+      'copy the SQLite database to <file>, consistently, while the service runs (PostgreSQL: use pg_dump)',
+    )
+    .argument('<file>', 'the copy to write; an existing file is refused unless --force')
+    .option('--force', 'replace <file> if it exists (only once the new copy is complete)')
+    .action(async (file: string, flags: { force?: boolean }) => {
+      const { loadConfig } = await import('../config/index.js');
+      const config = loadConfig({ configPath: program.opts<{ config?: string }>().config });
+      try {
+        const result = await backupDatabase(config, file, { force: flags.force });
+        const mib = (result.bytes / 2 ** 20).toFixed(1);
+        console.log(`backed up ${result.source} to ${result.target} (${result.pages} pages, ${mib} MiB)`);
+      } catch (error) {
+        if (error instanceof BackupUsageError) return failUsage(`error: ${error.message}`);
+        throw error;
+      }
+    });
+}
