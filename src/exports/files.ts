@@ -11,10 +11,12 @@ import {
   type ExportFileRow,
   type ExportOperationRow,
   getExportFile,
+  recordExportDownloadFailure,
   recordExportFile,
 } from '../store/index.js';
+import { apiAddressClasses, createDownloadGuard, DownloadRefusedError } from './address-guard.js';
 import { ExportFileError, loadExportFile } from './csv-load.js';
-import { downloadToFile, hashFile, safeFileComponent } from './download.js';
+import { downloadToFile, FileTooLargeError, hashFile, safeFileComponent } from './download.js';
 import { describeOperation, type ExportsSettings, iso } from './operation.js';
 
 /** Where an operation's file goes: one folder per definition, the window and the id in the name. */
@@ -59,12 +61,28 @@ async function ensureDownloaded(
   } else {
     const task = `download ${row.exportName} ${row.firstDate}`;
     try {
+      const guard = createDownloadGuard({
+        apiClasses: await apiAddressClasses(ctx.client.baseUrl),
+        allowedHosts: s.allowedDownloadHosts,
+      });
       file = await downloadToFile(row.downloadUrl, path, {
         signal: ctx.signal,
         idleTimeoutMs: s.downloadIdleTimeout,
         timeoutMs: s.downloadTimeout,
         maxAttempts: s.downloadAttempts,
+        guard,
+        maxFileSize: s.maxFileSize,
         onProgress: (bytes) => ctx.progress.update(task, bytes, undefined, 'bytes'),
+      });
+    } catch (err) {
+      if (!(err instanceof DownloadRefusedError || err instanceof FileTooLargeError)) throw err;
+      // Retrying cannot help until the operator changes the settings: the reason is recorded on the
+      // operation, nothing is downloaded, and no new export is asked for. The next run checks the
+      // same URL again against the settings of the day (no request, no compute unit).
+      await recordExportDownloadFailure(ctx.store, row.operationId, err.message);
+      throw new JobFailedError(`${describeOperation(row)}: ${err.message}`, {
+        unrecoverable: true,
+        cause: err,
       });
     } finally {
       ctx.progress.end(task);

@@ -1,0 +1,179 @@
+/**
+ * A hostile upstream: a small local server plays the Data API (test/support/hostile-api.ts) and
+ * answers what an attacker, or a broken deployment, would. Each case is one test, on both stores:
+ * the refusal happens before any connection (every connect of this process is fenced to loopback,
+ * test/support/no-remote.ts), nothing partial is stored, the error names the field, host or file, and
+ * a second run spends nothing.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { Agent } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ExportsPayload, exportsJob } from '../../jobs/exports.js';
+import { runJob } from '../../src/kernel/run.js';
+import { createManualClock } from '../../src/runtime/clock.js';
+import { createDataApiClient } from '../../src/upstream/index.js';
+import { evmExportPayload, T0 } from '../support/collector.js';
+import {
+  type HostileApi,
+  operation,
+  type Routes,
+  startDownloadHost,
+  startHostileApi,
+} from '../support/hostile-api.js';
+import { captureLog } from '../support/log.js';
+import { type ConnectFence, fenceConnects } from '../support/no-remote.js';
+import { type TestStore, testStore } from '../support/store.js';
+
+const API_KEY = 'glc-hostile-suite-key-5d1e';
+const cleanups: (() => void | Promise<void>)[] = [];
+let fence: ConnectFence;
+beforeEach(() => {
+  fence = fenceConnects();
+});
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn();
+  fence.restore();
+});
+
+interface Rig {
+  api: HostileApi;
+  db: TestStore;
+  directory: string;
+  payload: ExportsPayload;
+  run: (payload?: ExportsPayload) => ReturnType<typeof runJob>;
+  count: (sql: string) => Promise<number>;
+  logs: () => string;
+}
+
+async function rig(routes: Routes, payload: Partial<ExportsPayload> = {}): Promise<Rig> {
+  const api = await startHostileApi(routes);
+  cleanups.push(api.close);
+  const db = await testStore();
+  cleanups.push(db.cleanup);
+  const dispatcher = new Agent({ keepAliveTimeout: 1_000 });
+  cleanups.push(() => dispatcher.destroy());
+  const clock = createManualClock(T0);
+  const client = createDataApiClient({
+    baseUrl: api.url,
+    apiKey: API_KEY,
+    clock,
+    dispatcher,
+    sleep: async () => undefined,
+  });
+  const { log, text: logs } = captureLog('debug');
+  const directory = join(db.dir, 'exports');
+  const full = { ...evmExportPayload(directory), ...payload };
+  const deps = { client, store: db.store, log, clock, secrets: [API_KEY] };
+  return {
+    api,
+    db,
+    directory,
+    payload: full,
+    run: (p = full) => runJob('exports', exportsJob, p, deps),
+    count: async (sql) => (await db.store.get<{ n: number }>(sql))!.n,
+    logs,
+  };
+}
+
+/** The API answers every export with one COMPLETED operation whose file is at `downloadUrl`. */
+function completedAt(downloadUrl: string, message?: string): Routes {
+  const op = () => operation({ operationId: 'op-1', downloadUrl, ...(message !== undefined && { message }) });
+  return {
+    'POST /v1/operations/transactions:export': () => ({ body: op() }),
+    'GET /v1/operations/op-1': () => ({ body: op() }),
+  };
+}
+
+/** A download host on loopback (the API's own class, so allowed), closed after the test. */
+async function downloadHost(answer: (res: ServerResponse) => void) {
+  const host = await startDownloadHost(answer);
+  cleanups.push(host.close);
+  return host;
+}
+
+const filesUnder = (dir: string): string[] =>
+  existsSync(dir) ? readdirSync(dir, { recursive: true, encoding: 'utf8' }) : [];
+
+/** The case's shared ending: the run failed with `message`, nothing partial, and a second run spent nothing. */
+async function expectRefusedAndStable(r: Rig, message: string) {
+  const first = await r.run();
+  expect(first.status).toBe('failed');
+  expect(first.errorMessage).toContain(message);
+  expect(fence.attempts).toEqual([]);
+  expect(await r.count('SELECT COUNT(*) AS n FROM export_files')).toBe(0);
+  expect(await r.count('SELECT COUNT(*) AS n FROM exported_transactions')).toBe(0);
+  expect(filesUnder(r.directory).filter((f) => f.endsWith('.csv') || f.endsWith('.part'))).toEqual([]);
+  const op = await r.db.store.get<{ message: string; status: string }>(
+    "SELECT message, status FROM export_operations WHERE operation_id = 'op-1'",
+  );
+  expect(op?.status).toBe('COMPLETED');
+  expect(op?.message).toContain(message);
+  const job = await r.db.store.get<{ error: string }>(
+    "SELECT error FROM job_runs WHERE job = 'exports' ORDER BY id DESC LIMIT 1",
+  );
+  expect(job?.error).toContain(message);
+
+  const before = r.api.requests.length;
+  const second = await r.run();
+  expect(second.status).toBe('failed');
+  expect(second.errorMessage).toContain(message);
+  expect(second.requests).toBe(0);
+  expect(second.computeUnits).toBe(0);
+  expect(r.api.requests.length).toBe(before);
+  expect(await r.count('SELECT COUNT(*) AS n FROM export_operations')).toBe(1);
+  expect(fence.attempts).toEqual([]);
+}
+
+describe('hostile upstream: export downloads', () => {
+  it('refuses a download URL at the cloud metadata address before connecting', async () => {
+    const r = await rig(completedAt('http://169.254.169.254/latest/meta-data/iam'));
+    await expectRefusedAndStable(r, 'refusing to download from 169.254.169.254: a link-local address');
+  });
+
+  it('refuses a private address written as an IPv4-mapped IPv6 literal', async () => {
+    const r = await rig(completedAt('http://[::ffff:10.0.0.1]/export.csv'));
+    await expectRefusedAndStable(r, 'refusing to download from ::ffff:a00:1: a private address');
+  });
+
+  it('refuses the metadata address written in hexadecimal', async () => {
+    const r = await rig(completedAt('http://0xa9fea9fe/latest/meta-data/'));
+    await expectRefusedAndStable(r, 'refusing to download from 169.254.169.254: a link-local address');
+  });
+
+  it('refuses a redirect hop into carrier-grade NAT space', async () => {
+    const host = await downloadHost((res) => {
+      res.writeHead(302, { location: 'http://100.64.0.1/internal.csv' });
+      res.end();
+    });
+    const r = await rig(completedAt(`${host.url}/export.csv`));
+    await expectRefusedAndStable(
+      r,
+      'refusing to download from 100.64.0.1: a carrier-grade NAT (100.64.0.0/10) address',
+    );
+    // The first hop (loopback, the API's own class) was fetched once per run, nothing past it.
+    expect(host.requests()).toBe(2);
+  });
+
+  it('stops a file past maxFileSize and removes the partial file', async () => {
+    const chunk = `txHash\n${'0xaa\n'.repeat(10_000)}`;
+    const host = await downloadHost((res) => {
+      res.writeHead(200);
+      for (let i = 0; i < 20; i++) res.write(chunk);
+      res.end();
+    });
+    const r = await rig(completedAt(`${host.url}/export.csv`), { maxFileSize: 100_000 });
+    const first = await r.run();
+    expect(first.status).toBe('failed');
+    expect(first.errorMessage).toContain('larger than jobs.exports.maxFileSize (100000 bytes');
+    expect(await r.count('SELECT COUNT(*) AS n FROM export_files')).toBe(0);
+    expect(filesUnder(r.directory).filter((f) => f.endsWith('.csv') || f.endsWith('.part'))).toEqual([]);
+    // Not retried within the run, and no new export asked for by the next one.
+    expect(host.requests()).toBe(1);
+    const second = await r.run();
+    expect(second.status).toBe('failed');
+    expect(second.computeUnits).toBe(0);
+    expect(r.api.requests.filter((q) => q.startsWith('POST'))).toHaveLength(1);
+  });
+});
