@@ -4,6 +4,8 @@
  * truncated export, retry a failed one. Each step ends by saying what should run next, as
  * continuations (`export-poll` jobs); the queue delays them, `run exports` sleeps them in-process.
  */
+
+import { scrubSecrets } from '../escape/secrets.js';
 import { type Continuation, describeError, type JobContext, JobFailedError } from '../kernel/run.js';
 import {
   claimExportWindow,
@@ -16,7 +18,12 @@ import {
   refuseExportClaim,
   releaseExportClaim,
 } from '../store/index.js';
-import { type CreateExportRequest, isUnrecoverable, UpstreamHttpError } from '../upstream/index.js';
+import {
+  type CreateExportRequest,
+  isUnrecoverable,
+  type Operation,
+  UpstreamHttpError,
+} from '../upstream/index.js';
 import { ensureLoaded } from './files.js';
 import { describeOperation, type ExportsSettings, iso } from './operation.js';
 import { decideClaim, isRetryableFailure, pollDelayMs, retryBackoffMs } from './policy.js';
@@ -95,7 +102,7 @@ export async function startExport(
   }
   let created: ExportOperationRow;
   try {
-    const op = await ctx.client.createTransactionExport(req.body, { signal: ctx.signal });
+    const op = scrubbed(ctx, await ctx.client.createTransactionExport(req.body, { signal: ctx.signal }));
     created = await recordExportOperation(
       ctx.store,
       { ...key, attempt: decision.claim, request: req.body, followUpOf: req.followUpOf ?? undefined },
@@ -178,7 +185,7 @@ export async function advanceExport(
     }
     let op: Awaited<ReturnType<JobContext['client']['getOperation']>>;
     try {
-      op = await ctx.client.getOperation(operationId, { signal: ctx.signal });
+      op = scrubbed(ctx, await ctx.client.getOperation(operationId, { signal: ctx.signal }));
     } catch (err) {
       if (err instanceof UpstreamHttpError && err.status === 404) {
         throw failureOf(await giveUp(ctx, row, 'unknown to the API (404)'), s, err);
@@ -201,6 +208,11 @@ export async function advanceExport(
     return continueTruncated(ctx, s, row);
   }
   return [];
+}
+
+/** An operation whose message (upstream text, stored and logged) holds no secret. */
+function scrubbed(ctx: JobContext, op: Operation): Operation {
+  return op.message === undefined ? op : { ...op, message: scrubSecrets(op.message, ctx.secrets ?? []) };
 }
 
 async function giveUp(ctx: JobContext, row: ExportOperationRow, reason: string): Promise<ExportOperationRow> {

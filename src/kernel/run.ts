@@ -1,3 +1,4 @@
+import { scrubSecrets } from '../escape/secrets.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
 import { finishJobRun, type Store, startJobRun } from '../store/index.js';
@@ -17,6 +18,8 @@ export interface JobContext {
   countRows(n: number): void;
   /** Progress of long work (a backfill, a download), for a terminal; a no-op elsewhere. */
   progress: ProgressSink;
+  /** What must never be stored or logged (the API key…): scrub upstream text with src/escape/secrets.ts. */
+  secrets?: readonly string[];
 }
 
 /** What long work reports; the CLI draws it in a terminal, everything else ignores it. */
@@ -134,7 +137,7 @@ export async function runJob<P>(
   }
   const usage = meter.snapshot();
   const finished = deps.clock.now();
-  const describe = (e: Error) => scrub(describeError(e), deps.secrets ?? []);
+  const describe = (e: Error) => scrubSecrets(describeError(e), deps.secrets ?? []);
   if (runId !== undefined) {
     try {
       await finishJobRun(deps.store, runId, {
@@ -196,10 +199,4 @@ export function describeError(error: Error): string {
     cause = cause.cause;
   }
   return parts.join(': ');
-}
-
-function scrub(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret) out = out.split(secret).join('***');
-  return out;
 }

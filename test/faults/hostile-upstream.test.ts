@@ -177,3 +177,25 @@ describe('hostile upstream: export downloads', () => {
     expect(r.api.requests.filter((q) => q.startsWith('POST'))).toHaveLength(1);
   });
 });
+
+describe('hostile upstream: text that reaches a sink', () => {
+  it('stores, logs and reports an operation message holding the API key scrubbed', async () => {
+    const op = operation({
+      operationId: 'op-1',
+      operationStatus: 'FAILED',
+      code: 'ErrInvalidRequest',
+      message: `key ${API_KEY} is not allowed \u001b[2J`,
+    });
+    const r = await rig({ 'POST /v1/operations/transactions:export': () => ({ body: op }) });
+    const first = await r.run();
+    expect(first.status).toBe('failed');
+    const stored = await r.db.store.get<{ message: string }>('SELECT message FROM export_operations');
+    expect(stored?.message).toBe('key *** is not allowed \u001b[2J');
+    const job = await r.db.store.get<{ error: string }>('SELECT error FROM job_runs');
+    expect(job?.error).toContain('key *** is not allowed');
+    expect(r.logs()).not.toContain(API_KEY);
+    const posts = r.api.requests.length;
+    expect((await r.run()).computeUnits).toBe(0);
+    expect(r.api.requests.length).toBe(posts);
+  });
+});
