@@ -80,8 +80,9 @@ async function ensureDownloaded(
       // Retrying cannot help until the operator changes the settings: the reason is recorded on the
       // operation, nothing is downloaded, and no new export is asked for. The next run checks the
       // same URL again against the settings of the day (no request, no compute unit).
-      await recordExportDownloadFailure(ctx.store, row.operationId, err.message);
-      throw new JobFailedError(`${describeOperation(row)}: ${err.message}`, {
+      const reason = scrubSecrets(err.message, ctx.secrets ?? []);
+      await recordExportDownloadFailure(ctx.store, row.operationId, reason);
+      throw new JobFailedError(`${describeOperation(row)}: ${reason}`, {
         unrecoverable: true,
         cause: err,
       });
