@@ -11,8 +11,11 @@ import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ExportsPayload, exportsJob } from '../../jobs/exports.js';
+import { findJob } from '../../jobs/index.js';
+import { loadConfig } from '../../src/config/index.js';
 import { runJob } from '../../src/kernel/run.js';
-import { createManualClock } from '../../src/runtime/clock.js';
+import { createMetrics } from '../../src/metrics/index.js';
+import { createManualClock, type ManualClock } from '../../src/runtime/clock.js';
 import { createDataApiClient } from '../../src/upstream/index.js';
 import { evmExportPayload, T0 } from '../support/collector.js';
 import {
@@ -45,6 +48,9 @@ interface Rig {
   run: (payload?: ExportsPayload) => ReturnType<typeof runJob>;
   count: (sql: string) => Promise<number>;
   logs: () => string;
+  /** Runs another job as the worker does, configured by `jobs` (a config file's `jobs` section). */
+  runConfigured: (job: string, jobs: Record<string, unknown>) => ReturnType<typeof runJob>;
+  clock: ManualClock;
 }
 
 async function rig(routes: Routes, payload: Partial<ExportsPayload> = {}): Promise<Rig> {
@@ -74,6 +80,13 @@ async function rig(routes: Routes, payload: Partial<ExportsPayload> = {}): Promi
     run: (p = full) => runJob('exports', exportsJob, p, deps),
     count: async (sql) => (await db.store.get<{ n: number }>(sql))!.n,
     logs,
+    clock,
+    runConfigured: (job, jobs) => {
+      const config = loadConfig({ env: {}, cwd: '/nonexistent', file: { jobs } });
+      const prepared = findJob(job)?.prepare(config, {});
+      if (!prepared) throw new Error(`${job} is not configured`);
+      return runJob(job, (_: undefined, ctx) => prepared.run(ctx), undefined, deps);
+    },
   };
 }
 
@@ -197,5 +210,64 @@ describe('hostile upstream: text that reaches a sink', () => {
     const posts = r.api.requests.length;
     expect((await r.run()).computeUnits).toBe(0);
     expect(r.api.requests.length).toBe(posts);
+  });
+});
+
+describe('hostile upstream: metric labels', () => {
+  it('counts usage group values that are huge or hold escape sequences under one "invalid" group, logged once', async () => {
+    const value = (groupValue: string, totalRequests: number) => ({
+      groupValue,
+      groupedBy: 'requestPath',
+      totalRequests,
+      apiCreditsUsed: totalRequests,
+      requestsPerSecond: 0,
+      successRatePercent: 100,
+      medianResponseTimeMsecs: 20,
+      invalidRequests: 0,
+      apiCreditsWasted: 0,
+    });
+    const bucket = Math.floor(T0 / 3_600_000) * 3600;
+    const r = await rig({
+      'GET /v1/apiUsageMetrics': () => ({
+        body: {
+          aggregateDuration: '1h',
+          orgId: 'org',
+          metrics: [
+            {
+              timestamp: bucket,
+              values: [
+                value('/v1/transactions', 5),
+                value('\u001b]0;owned\u0007\u001b[2J/v1/x', 7),
+                value(`/v1/${'a'.repeat(200_000)}`, 11),
+              ],
+            },
+          ],
+        },
+      }),
+    });
+    const usageMetrics = {
+      schedule: '0 * * * *',
+      sources: [{ source: 'dataApi', timeInterval: 'hourly', groupBy: 'requestPath', lookback: '2d' }],
+    };
+    const run = await r.runConfigured('usage-metrics', { usageMetrics });
+    expect(run.status).toBe('succeeded');
+    const { log, text } = captureLog('info');
+    const config = loadConfig({ env: {}, cwd: '/nonexistent', file: { jobs: { usageMetrics } } });
+    const metrics = createMetrics({ store: r.db.store, config, log, clock: r.clock });
+    for (let scrape = 0; scrape < 2; scrape++) {
+      const body = (await metrics.expose()).body;
+      expect(body.length).toBeLessThan(100_000);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting their absence
+      expect(body).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+      const requests = body.split('\n').filter((l) => l.startsWith('glacier_usage_requests{'));
+      expect(requests).toHaveLength(2);
+      expect(requests.find((l) => l.includes('group="/v1/transactions"'))).toMatch(/ 5$/);
+      expect(requests.find((l) => l.includes('group="invalid"'))).toMatch(/ 18$/);
+    }
+    const lines = text()
+      .split('\n')
+      .filter((l) => l.includes('label value from the upstream'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('glacier_usage_requests');
   });
 });

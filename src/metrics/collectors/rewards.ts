@@ -1,7 +1,7 @@
 import type { Config } from '../../config/index.js';
 import { bareAddress, type RewardSubjectKind, readRewardTotals, type Store } from '../../store/index.js';
 import { canonicalNetwork } from '../../upstream/index.js';
-import { OTHER } from '../cap.js';
+import { mergeSameLabels, OTHER } from '../cap.js';
 import { unitsToNumber } from '../decimal.js';
 import type { Scrape } from '../scrape.js';
 
@@ -66,31 +66,26 @@ export function defineRewardsCollector(scrape: Scrape, store: Store, config: Con
         labelNames: LABELS,
       },
     },
-    async read(g, cap) {
+    async read(g, cap, label) {
       if (!job || !network) return;
       const totals = await readRewardTotals(store, network, job.currency, subjects);
       const series: Series[] = totals.map((t) => ({
         kind: t.subjectKind,
         subject: t.subject,
-        rewardType: t.rewardType,
+        // A reward type is upstream text: checked before it becomes a label.
+        rewardType: label('glacier_rewards_received_avax', t.rewardType),
         rewards: t.rewards,
         amount: BigInt(t.amount),
         value: t.value,
         newestEndTimestamp: t.newestEndTimestamp,
         rank: rank.get(`${t.subjectKind}\n${t.subject}`) ?? subjects.length,
       }));
-      series.sort((a, b) => a.rank - b.rank);
-      const kept = cap('glacier_rewards_received_avax', 'addresses and node ids', series, {
+      const merged = mergeSameLabels(series, (s) => `${s.kind}\n${s.subject}\n${s.rewardType}`, combine);
+      merged.sort((a, b) => a.rank - b.rank);
+      const kept = cap('glacier_rewards_received_avax', 'addresses and node ids', merged, {
         unitOf: (s) => `${s.kind}\n${s.subject}`,
         foldKeyOf: (s) => `${s.kind}\n${s.rewardType}`,
-        fold: (into: Series | undefined, s) => ({
-          ...s,
-          subject: OTHER,
-          rewards: (into?.rewards ?? 0) + s.rewards,
-          amount: (into?.amount ?? 0n) + s.amount,
-          value: (into?.value ?? 0) + s.value,
-          newestEndTimestamp: Math.max(into?.newestEndTimestamp ?? 0, s.newestEndTimestamp),
-        }),
+        fold: (into, s) => combine(into, { ...s, subject: OTHER }),
       });
       for (const s of kept) {
         const labels = { network, kind: s.kind, subject: s.subject, reward_type: s.rewardType };
@@ -101,4 +96,15 @@ export function defineRewardsCollector(scrape: Scrape, store: Store, config: Con
       }
     },
   });
+}
+
+/** Two rows of one series added up (subjects over the cap, or invalid reward types). */
+function combine(into: Series | undefined, s: Series): Series {
+  return {
+    ...s,
+    rewards: (into?.rewards ?? 0) + s.rewards,
+    amount: (into?.amount ?? 0n) + s.amount,
+    value: (into?.value ?? 0) + s.value,
+    newestEndTimestamp: Math.max(into?.newestEndTimestamp ?? 0, s.newestEndTimestamp),
+  };
 }
