@@ -1,5 +1,6 @@
 import { jobs as allJobs } from '../../jobs/index.js';
 import { type Config, printableDatabaseLocation } from '../config/index.js';
+import { forTerminal } from '../escape/terminal.js';
 import { readCron } from '../queue/schedule.js';
 import {
   countRowsPerTable,
@@ -181,7 +182,8 @@ export function formatStatus(status: Status): string {
     );
     for (const j of status.jobs) {
       if (j.lastRun?.status === 'failed')
-        out.push(`  ${j.job} failed: ${j.lastRun.error ?? '(no error recorded)'}`);
+        // The error quotes upstream text: its escape sequences are shown, not run by the terminal.
+        out.push(`  ${j.job} failed: ${forTerminal(j.lastRun.error ?? '(no error recorded)')}`);
     }
   }
   const cu = status.computeUnits;
@@ -195,7 +197,7 @@ export function formatStatus(status: Status): string {
     out.push(`exports in flight: ${status.exportsInFlight.length}`);
     for (const e of status.exportsInFlight) {
       out.push(
-        `  ${e.exportName} ${e.firstDate}..${e.lastDate} ${e.status}, started ${when(e.recordedAt, now)}, last read ${when(e.polledAt, now)} (operation ${e.operationId})`,
+        `  ${e.exportName} ${e.firstDate}..${e.lastDate} ${e.status}, started ${when(e.recordedAt, now)}, last read ${when(e.polledAt, now)} (operation ${forTerminal(e.operationId)})`,
       );
     }
   }

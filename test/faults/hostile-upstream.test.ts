@@ -8,6 +8,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ExportsPayload, exportsJob } from '../../jobs/exports.js';
@@ -15,7 +16,10 @@ import { findJob } from '../../jobs/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { runJob } from '../../src/kernel/run.js';
 import { createMetrics } from '../../src/metrics/index.js';
+import { collectStatus, formatStatus } from '../../src/report/status.js';
 import { createManualClock, type ManualClock } from '../../src/runtime/clock.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { formatTable } from '../../src/terminal/text-table.js';
 import { createDataApiClient } from '../../src/upstream/index.js';
 import { evmExportPayload, T0 } from '../support/collector.js';
 import {
@@ -207,9 +211,43 @@ describe('hostile upstream: text that reaches a sink', () => {
     const job = await r.db.store.get<{ error: string }>('SELECT error FROM job_runs');
     expect(job?.error).toContain('key *** is not allowed');
     expect(r.logs()).not.toContain(API_KEY);
+    // `status` prints the last error: the escape sequence is shown, not sent to the terminal.
+    const config = loadConfig({
+      env: {},
+      cwd: '/nonexistent',
+      file: { jobs: { exports: { schedule: '0 3 * * *', definitions: r.payload.definitions } } },
+    });
+    const text = formatStatus(await collectStatus(config, r.db.store, new Date(T0)));
+    expect(text).toContain('exports failed:');
+    expect(text).toContain('is not allowed \\x1b[2J');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting their absence
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
     const posts = r.api.requests.length;
     expect((await r.run()).computeUnits).toBe(0);
     expect(r.api.requests.length).toBe(posts);
+  });
+
+  it('pretty logs and terminal tables show upstream escape sequences instead of running them', async () => {
+    let out = '';
+    const destination = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        out += chunk.toString();
+        done();
+      },
+    });
+    const log = createLogger({ level: 'info', pretty: true, destination });
+    log.warn({ err: 'upstream said \u001b]0;owned\u0007', nested: { v: ['\u009b2J'] } }, 'msg \u001b[2J');
+    log.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(out).toContain('msg \\x1b[2J');
+    expect(out).toContain('upstream said');
+    // pino-pretty's own colours are escape sequences; the upstream's are not among them.
+    expect(out).not.toContain('\u001b]0;');
+    expect(out).not.toContain('\u001b[2J');
+    expect(out).not.toContain('\u0007');
+    expect(out).not.toContain('\u009b');
+    const table = formatTable(['node', 'type'], [['NodeID-x\u001b[31m', 'VALIDATOR\r']]);
+    expect(table.split('\n')[2]).toBe('NodeID-x\\x1b[31m  VALIDATOR\\x0d');
   });
 });
 
