@@ -158,6 +158,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       log,
       metrics: theMetrics,
       readiness,
+      webConfig: config.metricsWebConfig,
     });
     server = theServer;
 

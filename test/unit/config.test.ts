@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoAddress, demoCb58, demoFileConfig, demoNodeId } from '../../src/commands/demo-config.js';
@@ -436,4 +436,42 @@ describe('export windows', () => {
   ])('refuses %j at start-up', (window, message) => {
     expect(() => loadConfig({ env: {}, file: withWindow(window) })).toThrow(message);
   });
+});
+
+describe('config as input', () => {
+  it('refuses a config file over 1 MiB before reading it, naming the file', () => {
+    const { dir, path } = withFile('jobs: {}\n', 'huge.yaml');
+    // 100 MB, sparse: reading it whole is what must not happen.
+    truncateSync(path, 100 * 1024 * 1024);
+    const error = configError(() => loadConfig({ env: { GLACIER_CONFIG: path }, cwd: dir }));
+    expect(error.message).toBe(
+      `config file ${path} is 104857600 bytes: larger than the 1048576 bytes (1 MiB) a config file may have; is it the right file?`,
+    );
+    truncateSync(path, 1024 * 1024);
+    // At the bound it is read (and here fails on its content, not its size).
+    expect(configError(() => loadConfig({ env: { GLACIER_CONFIG: path }, cwd: dir })).message).not.toContain(
+      'larger than',
+    );
+  });
+
+  it('refuses a config path that is a directory, naming it', () => {
+    const { dir } = withFile('');
+    expect(configError(() => loadConfig({ env: { GLACIER_CONFIG: dir }, cwd: '/' })).message).toBe(
+      `Cannot read config file ${dir}: not a regular file`,
+    );
+  });
+
+  it.each([
+    ['GLACIER_BASE_URL', 'https://data-api.avax.network\n', 'U+000A, a line break) at position 30'],
+    ['METRICS_HOST', '0.0.0.0\n', 'U+000A, a line break) at position 8'],
+    ['REDIS_URL', 'redis://127.0.0.1:6379\u001b[2J', 'U+001B) at position 23'],
+    ['GLACIER_API_KEY', 'key-with-a-tab\there', 'U+0009) at position 15'],
+  ])(
+    'refuses %s holding a control character, naming the variable and not the value',
+    (name, value, where) => {
+      const error = configError(() => loadConfig({ env: { [name]: value }, cwd: '/nonexistent' }));
+      expect(error.message).toContain(`${name}: holds a control character (${where}`);
+      expect(error.message).not.toContain(value.slice(0, 12));
+    },
+  );
 });
