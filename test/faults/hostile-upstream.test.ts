@@ -32,6 +32,7 @@ import {
 import { captureLog } from '../support/log.js';
 import { type ConnectFence, fenceConnects } from '../support/no-remote.js';
 import { type TestStore, testStore } from '../support/store.js';
+import { transaction } from '../unit/upstream/fixtures.js';
 
 const API_KEY = 'glc-hostile-suite-key-5d1e';
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -307,5 +308,25 @@ describe('hostile upstream: metric labels', () => {
       .filter((l) => l.includes('label value from the upstream'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('glacier_usage_requests');
+  });
+});
+
+describe('hostile upstream: narrow fields', () => {
+  it('refuses a page whose chain id is not digits, naming the field, and stores nothing of it', async () => {
+    const good = { ...transaction };
+    const bad = { ...transaction, txHash: `0x${'ab'.repeat(32)}`, chainId: '43114\u001b[2J' };
+    const r = await rig({
+      'GET /v1/transactions': () => ({ body: { transactions: [good, bad], nextPageToken: 'next' } }),
+    });
+    const transactions = { schedule: '* * * * *', pageSize: 2, maxPages: 1 };
+    const run = await r.runConfigured('transactions', { transactions });
+    expect(run.status).toBe('failed');
+    expect(run.errorMessage).toContain('transactions.1.chainId: expected an EVM chain id');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting their absence
+    expect(run.errorMessage).not.toMatch(/[\u0000-\u001f]/);
+    expect(await r.count('SELECT COUNT(*) AS n FROM transactions')).toBe(0);
+    expect(await r.count('SELECT COUNT(*) AS n FROM sync_state')).toBe(0);
+    // Garbage is not retried: one request for the run.
+    expect(r.api.requests).toHaveLength(1);
   });
 });
