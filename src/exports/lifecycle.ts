@@ -5,6 +5,7 @@
  * continuations (`export-poll` jobs); the queue delays them, `run exports` sleeps them in-process.
  */
 
+import { excerpt } from '../escape/excerpt.js';
 import { scrubSecrets } from '../escape/secrets.js';
 import { type Continuation, describeError, type JobContext, JobFailedError } from '../kernel/run.js';
 import {
@@ -134,9 +135,9 @@ export async function startExport(
  */
 export function failureOf(row: ExportOperationRow, s: ExportsSettings, cause?: unknown): JobFailedError {
   const what = describeOperation(row);
-  const reason = row.gaveUpAt
-    ? `given up: ${row.message}`
-    : `FAILED with ${row.code ?? 'no code'}: ${row.message ?? 'no message'}`;
+  // The message is the upstream's (scrubbed when recorded): quoted as a short excerpt.
+  const message = row.message === null ? 'no message' : excerpt(row.message);
+  const reason = row.gaveUpAt ? `given up: ${message}` : `FAILED with ${row.code ?? 'no code'}: ${message}`;
   if (!isRetryableFailure(row)) {
     return new JobFailedError(`${what} ${reason}; not asked for again until the definition changes`, {
       unrecoverable: true,

@@ -311,6 +311,29 @@ describe('hostile upstream: metric labels', () => {
   });
 });
 
+describe('hostile upstream: error texts', () => {
+  it('quotes at most a short excerpt of an error body, its escape sequences shown', async () => {
+    const r = await rig({
+      'GET /v1/avax/supply': () => ({
+        status: 400,
+        body: {
+          message: `\u001b]0;owned\u0007\u001b[2J${'x'.repeat(2_000)}`,
+          statusCode: 400,
+          error: 'Bad Request',
+        },
+      }),
+    });
+    const run = await r.runConfigured('supply', { supply: { schedule: '*/5 * * * *' } });
+    expect(run.status).toBe('failed');
+    const job = await r.db.store.get<{ error: string }>('SELECT error FROM job_runs');
+    expect(job?.error).toContain('[GET] /v1/avax/supply: 400 Bad Request: \\x1b]0;owned\\x07\\x1b[2Jxxx');
+    expect(job?.error.length).toBeLessThan(600);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting their absence
+    expect(job?.error).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    expect(r.logs()).not.toContain('\\u001b[2J');
+  });
+});
+
 describe('hostile upstream: narrow fields', () => {
   it('refuses a page whose chain id is not digits, naming the field, and stores nothing of it', async () => {
     const good = { ...transaction };
