@@ -2,12 +2,14 @@ import { readdirSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import { join } from 'node:path';
+import { Agent, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   apiAddressClasses,
   classifyAddress,
   createDownloadGuard,
   DownloadRefusedError,
+  guardedConnector,
 } from '../../src/exports/address-guard.js';
 import { DownloadError, downloadToFile, FileTooLargeError } from '../../src/exports/download.js';
 import { startDownloadHost } from '../support/hostile-api.js';
@@ -155,6 +157,33 @@ describe('download address guard', () => {
     const error = await downloadToFile(url, target(), { guard: loopbackApi }).catch((e) => e);
     expect(error).toBeInstanceOf(DownloadRefusedError);
     expect(error.message).toContain(`refusing to download from ${message}`);
+    expect(fence.attempts).toEqual([]);
+  });
+});
+
+describe('DNS rebinding', () => {
+  it('checks the answer the socket connects to, on every new connection of a name', async () => {
+    const host = await startHost(csv);
+    // The name's answers change between lookups, as a rebinding attacker's DNS would make them.
+    const answers = ['127.0.0.1', '10.0.0.5'];
+    const lookup = ((_name: string, _options: unknown, callback: (...args: unknown[]) => void) => {
+      const address = answers.shift() ?? '10.0.0.5';
+      callback(null, [{ address, family: 4 }]);
+    }) as unknown as typeof import('node:dns').lookup;
+    const get = async () => {
+      const agent = new Agent({ connect: guardedConnector(loopbackApi, lookup) });
+      try {
+        const res = await request(`http://rebind.invalid:${host.port}/f.csv`, { dispatcher: agent });
+        return await res.body.text();
+      } finally {
+        await agent.close();
+      }
+    };
+    expect(await get()).toBe('txHash\n0xaa\n');
+    const error = await get().catch((e) => e);
+    expect(error).toBeInstanceOf(DownloadRefusedError);
+    expect(error.message).toContain('refusing to download from rebind.invalid (10.0.0.5): a private address');
+    expect(host.requests()).toBe(1);
     expect(fence.attempts).toEqual([]);
   });
 });

@@ -38,6 +38,7 @@ function webConfigFrom(text: string) {
 }
 
 beforeAll(async () => {
+  if (skipWithout('openssl')) return;
   const tmp = tempDir('glacier-web-');
   cleanups.push(tmp.cleanup);
   dir = tmp.dir;
@@ -103,7 +104,7 @@ async function get(path: string, auth?: string) {
   return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
 }
 
-describe('metrics web config (METRICS_WEB_CONFIG)', () => {
+describe.skipIf(skipWithout('openssl'))('metrics web config (METRICS_WEB_CONFIG)', () => {
   it('serves over TLS; /metrics and /readyz need the basic-auth user, /healthz stays open', async () => {
     expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect((await get('/healthz')).status).toBe(200);
