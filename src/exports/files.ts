@@ -63,7 +63,11 @@ async function ensureDownloaded(
     const task = `download ${row.exportName} ${row.firstDate}`;
     try {
       const guard = createDownloadGuard({
-        apiClasses: await apiAddressClasses(ctx.client.baseUrl),
+        // An API host that does not resolve now counts as public: nothing special is allowed.
+        apiClasses: await apiAddressClasses(ctx.client.baseUrl).catch((err: Error) => {
+          ctx.log.warn({ err: err.message }, 'cannot resolve the API host to classify it');
+          return new Set<never>();
+        }),
         allowedHosts: s.allowedDownloadHosts,
       });
       file = await downloadToFile(row.downloadUrl, path, {
