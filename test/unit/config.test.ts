@@ -293,6 +293,27 @@ describe('settings a new user gets wrong', () => {
     },
   });
 
+  it('reads maxFileSize as bytes or text with a unit, and allowedDownloadHosts as bare hosts', () => {
+    const load = (extra: Record<string, unknown>) =>
+      loadConfig({ env: {}, cwd: '/nonexistent', file: exportsJob(extra) }).jobs.exports!;
+    expect(load({}).maxFileSize).toBe(10 * 2 ** 30);
+    expect(load({}).allowedDownloadHosts).toEqual([]);
+    expect(load({ maxFileSize: '500MiB' }).maxFileSize).toBe(500 * 2 ** 20);
+    expect(load({ maxFileSize: 2048 }).maxFileSize).toBe(2048);
+    expect(
+      load({ allowedDownloadHosts: ['Exports.Example.com', '[fd00::1]', '10.0.0.9'] }).allowedDownloadHosts,
+    ).toEqual(['exports.example.com', 'fd00::1', '10.0.0.9']);
+    expect(configError(() => load({ maxFileSize: '10 parsecs' })).message).toContain(
+      'jobs.exports.maxFileSize = "10 parsecs": must be a size in bytes from 1024 to 1099511627776',
+    );
+    expect(configError(() => load({ maxFileSize: 10 })).message).toContain('jobs.exports.maxFileSize = 10');
+    expect(
+      configError(() => load({ allowedDownloadHosts: ['https://exports.example.com/'] })).message,
+    ).toContain(
+      'jobs.exports.allowedDownloadHosts[0] = "https://exports.example.com/": must be a host name or an IP address, without scheme, port or path',
+    );
+  });
+
   it.each([
     {
       file: exportsJob({ pollInterval: '25d' }),
