@@ -139,7 +139,7 @@ export async function downloadToFile(
         } else {
           const declared = Number(header(res.headers, 'content-length'));
           if (declared > maxFileSize) {
-            await res.body.destroy();
+            res.body.destroy();
             throw tooLarge(where(), maxFileSize, `it declares ${declared} bytes`);
           }
           const file = await streamToFile(res.body, temp, signal, maxFileSize, where(), options.onProgress);
