@@ -59,11 +59,18 @@ const RANGES: [AddressClass, string, number, 'ipv4' | 'ipv6'][] = [
   ['reserved', '198.18.0.0', 15, 'ipv4'], // benchmarking
 ];
 
-const LISTS = new Map<AddressClass, BlockList>();
-for (const [kind, network, prefix, family] of RANGES) {
-  const list = LISTS.get(kind) ?? new BlockList();
-  LISTS.set(kind, list);
-  list.addSubnet(network, prefix, family);
+/** The ranges as one BlockList per class, built on first use (nothing happens at import time). */
+let lists: Map<AddressClass, BlockList> | undefined;
+function classLists(): Map<AddressClass, BlockList> {
+  if (lists) return lists;
+  const built = new Map<AddressClass, BlockList>();
+  for (const [kind, network, prefix, family] of RANGES) {
+    const list = built.get(kind) ?? new BlockList();
+    built.set(kind, list);
+    list.addSubnet(network, prefix, family);
+  }
+  lists = built;
+  return built;
 }
 /** Unspecified before reserved (0.0.0.0 is both), the rest disjoint. */
 const ORDER: AddressClass[] = [
@@ -86,7 +93,14 @@ export function classifyAddress(address: string): AddressClass | undefined {
   const type = family === 4 ? 'ipv4' : 'ipv6';
   const nat64 = type === 'ipv6' ? NAT64.exec(ip) : null;
   if (nat64) return classifyAddress(nat64[1] ?? embeddedIpv4(nat64[2] as string, nat64[3] as string));
-  return ORDER.find((kind) => LISTS.get(kind)?.check(ip, type));
+  return ORDER.find((kind) => classLists().get(kind)?.check(ip, type));
+}
+
+/** The IPv4 address inside an IPv4-mapped IPv6 one (`::ffff:a9fe:a9fe` → 169.254.169.254), if it is one. */
+function mappedIpv4(address: string): string | undefined {
+  const m = /^::ffff:(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(address);
+  if (!m) return undefined;
+  return m[1] ?? embeddedIpv4(m[2] as string, m[3] as string);
 }
 
 function embeddedIpv4(high: string, low: string): string {
@@ -103,7 +117,10 @@ export class DownloadRefusedError extends Error {
     readonly address: string,
     readonly addressClass: AddressClass,
   ) {
-    const shown = host === address ? host : `${host} (${address})`;
+    // An IPv4-mapped address is also shown as the IPv4 address it stands for.
+    const v4 = mappedIpv4(address);
+    const inner = host === address ? v4 : v4 ? `${address} = ${v4}` : address;
+    const shown = inner ? `${host} (${inner})` : host;
     super(
       `refusing to download from ${shown}: ${CLASS_TEXT[addressClass]} (allowed only when the API's own address is one, or the host is listed in jobs.exports.allowedDownloadHosts)`,
     );

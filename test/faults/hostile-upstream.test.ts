@@ -152,7 +152,7 @@ describe('hostile upstream: export downloads', () => {
 
   it('refuses a private address written as an IPv4-mapped IPv6 literal', async () => {
     const r = await rig(completedAt('http://[::ffff:10.0.0.1]/export.csv'));
-    await expectRefusedAndStable(r, 'refusing to download from ::ffff:a00:1: a private address');
+    await expectRefusedAndStable(r, 'refusing to download from ::ffff:a00:1 (10.0.0.1): a private address');
   });
 
   it('refuses the metadata address written in hexadecimal', async () => {

@@ -103,7 +103,7 @@ describe('download address guard', () => {
 
   it.each([
     ['0x7f000001', '127.0.0.1'],
-    ['[::ffff:127.0.0.1]', '::ffff:7f00:1'],
+    ['[::ffff:127.0.0.1]', '::ffff:7f00:1 (127.0.0.1)'],
     ['2130706433', '127.0.0.1'],
     ['127.1', '127.0.0.1'],
   ])('refuses the literal form %s (%s) at once', async (literal, shown) => {
@@ -149,7 +149,7 @@ describe('download address guard', () => {
     ['http://10.0.0.7/f.csv', '10.0.0.7: a private address'],
     ['http://100.64.1.1/f.csv', '100.64.1.1: a carrier-grade NAT'],
     ['http://[fe80::1]/f.csv', 'fe80::1: a link-local address'],
-    ['http://[::ffff:169.254.169.254]/f.csv', '::ffff:a9fe:a9fe: a link-local address'],
+    ['http://[::ffff:169.254.169.254]/f.csv', '::ffff:a9fe:a9fe (169.254.169.254): a link-local address'],
     ['http://0xa9fea9fe/latest', '169.254.169.254: a link-local address'],
     ['http://0.0.0.0:1/f.csv', '0.0.0.0: an unspecified address'],
     ['http://224.0.0.1/f.csv', '224.0.0.1: a multicast address'],
