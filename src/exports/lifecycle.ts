@@ -114,7 +114,8 @@ export async function startExport(
     // Interrupted: the POST may have reached the API, so the claim stays (a crash, in effect).
     if (ctx.signal.aborted) throw err;
     if (isUnrecoverable(err)) {
-      await refuseExportClaim(ctx.store, key, decision.claim, describeError(err as Error));
+      const reason = scrubSecrets(describeError(err as Error), ctx.secrets ?? []);
+      await refuseExportClaim(ctx.store, key, decision.claim, reason);
     } else {
       await releaseExportClaim(ctx.store, key, decision.claim);
     }
