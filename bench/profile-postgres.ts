@@ -10,6 +10,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import { storeLocation } from '../src/config/index.js';
 import { openStore } from '../src/store/index.js';
 import type { Page, Transaction } from '../src/upstream/index.js';
 import { processCpuMs, startSimulatorProcess } from '../test/support/sim-process.js';
@@ -97,7 +98,7 @@ async function walk(label: string, store: Awaited<ReturnType<typeof openStore>>,
 
 const schema = await benchSchema('profile');
 try {
-  const store = await openStore(schema.url);
+  const store = await openStore(storeLocation(schema.url));
   await walk('fresh rows', store);
   // The same pages again: a new walk from the top (the cursor reset), every row only touched.
   await store.run('DELETE FROM sync_state');
@@ -109,7 +110,7 @@ try {
 
 // ---- Alternatives, each on a fresh schema, timed per page (ms/page, whole walk / pages).
 const template = await benchSchema('template');
-await (await openStore(template.url)).close();
+await (await openStore(storeLocation(template.url))).close();
 const columns = (
   await withPostgres(
     (c) =>
@@ -137,7 +138,7 @@ async function variant(
 ) {
   const s = await benchSchema('alt');
   try {
-    if (setup === 'migrated') await (await openStore(s.url)).close();
+    if (setup === 'migrated') await (await openStore(storeLocation(s.url))).close();
     return await withPostgres(async (c) => {
       if (setup === 'plain') {
         await c.query(
@@ -185,7 +186,7 @@ for (let round = 0; round < rounds; round++) {
     () =>
       variant('collector page transaction (syncNewestFirst)', 'migrated', {
         whole: async (url) => {
-          const store = await openStore(url);
+          const store = await openStore(storeLocation(url));
           await walk('', store, true);
           return () => store.close();
         },

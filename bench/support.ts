@@ -12,7 +12,8 @@ import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import pg from 'pg';
 import { Agent } from 'undici';
 import { transactionStream } from '../jobs/transactions.js';
-import { type JobContext, type RunJobDeps, silentProgress } from '../src/kernel/run.js';
+import { storeLocation } from '../src/config/index.js';
+import { type JobContext, type RunDeps, silentProgress } from '../src/kernel/index.js';
 import { systemClock } from '../src/runtime/clock.js';
 import { createLogger } from '../src/runtime/logger.js';
 import { openStore, type Sql, type Store, sqliteConnection } from '../src/store/index.js';
@@ -41,8 +42,8 @@ export function scratch(prefix: string): { path: (name: string) => string; clean
 export async function collectorDeps(
   baseUrl: string,
   location: string,
-): Promise<RunJobDeps & { store: Store; close(): Promise<void> }> {
-  const store = await openStore(location);
+): Promise<RunDeps & { store: Store; close(): Promise<void> }> {
+  const store = await openStore(storeLocation(location));
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
   const client = createDataApiClient({ baseUrl, apiKey: BENCH_API_KEY, dispatcher, clock: systemClock });
   const log = createLogger({ level: 'silent', pretty: false });
@@ -156,7 +157,7 @@ export interface BenchSchema {
 
 /**
  * A fresh schema of its own in the bench's PostgreSQL database, for one measurement: its URL sets
- * the search_path (so `openStore(url)` migrates into it) and an `application_name` of its own (so
+ * the search_path (so `openStore(storeLocation(url))` migrates into it) and an `application_name` of its own (so
  * `postgresBackendsCpuMs` finds its connections).
  */
 export async function benchSchema(prefix: string): Promise<BenchSchema> {

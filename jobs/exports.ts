@@ -1,30 +1,26 @@
 /**
- * Transaction exports: two queue-shaped handlers over the lifecycle in src/exports/.
+ * Transaction exports: two handlers over the lifecycle in src/exports/.
  *
  * - `exports` (scheduled): creates the operations due now and returns an `export-poll`
  *   continuation for each operation it created and each one with work left in the database.
- *   With `wait` set (`run exports`), it runs those continuations in-process instead.
  * - `export-poll` (a continuation): one step of one operation (a status read, the download and
  *   load of its file, its truncated remainder or its retry), returning the next continuation.
+ *
+ * In the service the continuations are delayed queue jobs; `run exports` runs them in-process
+ * (the kernel's follow-ups), waiting up to `maxWait`. Both handlers refresh the export summaries
+ * that /metrics reads, whatever happened.
  */
-import { advanceExport, EXPORT_POLL_JOB, type ExportsSettings } from '../src/exports/lifecycle.js';
+import { advanceExport, EXPORT_POLL_JOB, type ExportsSettings, windowOf } from '../src/exports/lifecycle.js';
 import { runExportsPass } from '../src/exports/pass.js';
 import { pollDelayMs } from '../src/exports/policy.js';
-import { runExportsInProcess } from '../src/exports/wait.js';
-import { defineJob, withoutSchedule } from '../src/kernel/job.js';
-import { JobFailedError, type JobHandler } from '../src/kernel/run.js';
+import { refreshSummaries } from '../src/exports/summaries.js';
+import { defineJob, JobFailedError, type JobHandler, withoutSchedule } from '../src/kernel/index.js';
 
 export { exportRequest, requestHash, windowDates } from '../src/exports/requests.js';
 export { EXPORT_POLL_JOB };
 export const EXPORTS_JOB = 'exports';
 
-export type ExportsPayload = ExportsSettings & {
-  /**
-   * `run exports` only. true: poll, download and load in this process until nothing runs (or
-   * `maxWait` passes); false: poll each operation once. Absent (the queue): return continuations.
-   */
-  wait?: boolean;
-};
+export type ExportsPayload = ExportsSettings;
 
 export type ExportPollPayload = ExportsSettings & {
   operationId: string;
@@ -33,8 +29,11 @@ export type ExportPollPayload = ExportsSettings & {
 };
 
 export const exportsJob: JobHandler<ExportsPayload> = async (payload, ctx) => {
-  if (payload.wait === undefined) return { continuations: await runExportsPass(ctx, payload) };
-  return runExportsInProcess(ctx, payload, payload.wait ? 'until-done' : 'once');
+  try {
+    return { continuations: await runExportsPass(ctx, payload) };
+  } finally {
+    await refreshSummaries(ctx);
+  }
 };
 
 export const exportPollJob: JobHandler<ExportPollPayload> = async (payload, ctx) => {
@@ -47,7 +46,11 @@ export const exportPollJob: JobHandler<ExportPollPayload> = async (payload, ctx)
       unrecoverable: true,
     });
   }
-  return { continuations: await advanceExport(ctx, payload, operationId, poll) };
+  try {
+    return { continuations: await advanceExport(ctx, payload, operationId, poll) };
+  } finally {
+    await refreshSummaries(ctx);
+  }
 };
 
 /** Status reads of one export that runs until `timeout`, at the growing poll intervals: the worst case for `plan`. */
@@ -62,11 +65,9 @@ export const exportsDefinition = defineJob({
   name: EXPORTS_JOB,
   configKey: 'exports',
   handler: exportsJob,
-  // `run exports` says wait (true, or false with --no-wait); the queue says nothing.
-  payload: (section, args) => ({
-    ...withoutSchedule(section),
-    ...(typeof args.wait === 'boolean' && { wait: args.wait }),
-  }),
+  payload: (section) => withoutSchedule(section),
+  // `run exports` waits for the files up to maxWait (or polls each once with --no-wait).
+  inProcess: (section) => ({ waitLimitMs: section.maxWait, unit: 'operations', keyOf: windowOf }),
   cost: (section) => {
     const n = section.definitions.length;
     const polls = pollsUntilTimeout(section);

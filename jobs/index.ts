@@ -1,4 +1,4 @@
-import type { Job } from '../src/kernel/job.js';
+import type { Job } from '../src/kernel/index.js';
 import { exportPollDefinition, exportsDefinition } from './exports.js';
 import { rewardsJob } from './rewards.js';
 import { signaturesJob } from './signatures.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RewardsJobConfig } from '../src/config/index.js';
-import { defineJob, withoutSchedule } from '../src/kernel/job.js';
-import type { JobHandler } from '../src/kernel/run.js';
+import type { JobHandler } from '../src/kernel/index.js';
+import { defineJob, withoutSchedule } from '../src/kernel/index.js';
 import { bareAddress, upsertRewards } from '../src/store/index.js';
 import { syncNewestFirst } from '../src/sync/newest-first.js';
 import { canonicalNetwork, type HistoricalReward } from '../src/upstream/index.js';

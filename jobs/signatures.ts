@@ -1,6 +1,6 @@
 import type { SignaturesJobConfig } from '../src/config/index.js';
-import { defineJob, withoutSchedule } from '../src/kernel/job.js';
-import type { JobHandler } from '../src/kernel/run.js';
+import type { JobHandler } from '../src/kernel/index.js';
+import { defineJob, withoutSchedule } from '../src/kernel/index.js';
 import { findStoredSignatures, upsertSignature } from '../src/store/index.js';
 import { UpstreamHttpError } from '../src/upstream/index.js';
 

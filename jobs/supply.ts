@@ -1,5 +1,5 @@
-import { defineJob } from '../src/kernel/job.js';
-import type { JobHandler } from '../src/kernel/run.js';
+import type { JobHandler } from '../src/kernel/index.js';
+import { defineJob } from '../src/kernel/index.js';
 import { insertSupplySnapshot } from '../src/store/index.js';
 
 export type SupplyPayload = Record<string, never>;

@@ -1,6 +1,6 @@
 import type { TransactionsJobConfig } from '../src/config/index.js';
-import { defineJob, withoutSchedule } from '../src/kernel/job.js';
-import type { JobContext, JobHandler } from '../src/kernel/run.js';
+import type { JobContext, JobHandler } from '../src/kernel/index.js';
+import { defineJob, withoutSchedule } from '../src/kernel/index.js';
 import { upsertTransactions } from '../src/store/index.js';
 import { type NewestFirstOptions, syncNewestFirst } from '../src/sync/newest-first.js';
 import { canonicalNetwork, type Network, type Transaction } from '../src/upstream/index.js';

@@ -1,6 +1,6 @@
 import type { UsageMetricsJobConfig, UsageSourceConfig } from '../src/config/index.js';
-import { type Calls, defineJob, withoutSchedule } from '../src/kernel/job.js';
-import type { JobContext, JobHandler } from '../src/kernel/run.js';
+import type { JobContext, JobHandler } from '../src/kernel/index.js';
+import { type Calls, defineJob, withoutSchedule } from '../src/kernel/index.js';
 import { readCursor, type UsageAnswer, upsertUsageMetrics, writeCursor } from '../src/store/index.js';
 import { canonicalNetwork } from '../src/upstream/index.js';
 

@@ -5,11 +5,12 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { registerReport } from './commands/report.js';
+import type { SimulatorFlags } from './commands/simulator.js';
 import { registerStatus } from './commands/status.js';
 import type { Config } from './config/index.js';
+import type { JobList } from './kernel/index.js';
 import { type Role, roles } from './queue/jobs.js';
 import { packageVersion } from './runtime/version.js';
-import type { App } from './service/app.js';
 import { type TierName, tierNames } from './upstream/endpoints.js';
 
 /** Exit codes: 0 success, 1 a job or command failed, 2 invalid configuration or usage. */
@@ -21,16 +22,9 @@ async function load(opts: { config?: string }): Promise<Config> {
   return loadConfig({ configPath: opts.config });
 }
 
-/** Resolves on the first SIGINT/SIGTERM; a second one exits at once. */
-function untilSignal(onSecond: () => void): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const first = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', first).off('SIGTERM', first);
-      process.once('SIGINT', onSecond).once('SIGTERM', onSecond);
-      resolve(signal);
-    };
-    process.on('SIGINT', first).on('SIGTERM', first);
-  });
+/** The job list lives in jobs/ (which stands on src/): only this entry point imports it. */
+async function jobList(): Promise<JobList> {
+  return (await import('../jobs/index.js')).jobs;
 }
 
 export function buildProgram(): Command {
@@ -57,15 +51,8 @@ export function buildProgram(): Command {
     )
     .action(async (opts: { role: Role }) => {
       const config = await load(program.opts());
-      const { startService } = await import('./service/service.js');
-      const service = await startService(config, { role: opts.role });
-      const signal = await untilSignal(() => {
-        console.error('second signal: exiting at once');
-        process.exit(EXIT_FAILURE);
-      });
-      service.app.log.info({ signal }, 'signal received');
-      await service.close();
-      process.exitCode = 0;
+      const { start } = await import('./commands/start.js');
+      await start(config, await jobList(), opts);
     });
 
   program
@@ -76,43 +63,15 @@ export function buildProgram(): Command {
     .argument('<job>', 'job name')
     .option('--no-wait', 'exports: start and poll once instead of waiting for the files')
     .action(async (name: string, opts: { wait: boolean }) => {
-      const { findJob, scheduledJobNames } = await import('../jobs/index.js');
-      const job = findJob(name);
-      if (!job?.scheduled) {
-        return program.error(`error: unknown job "${name}"; jobs: ${scheduledJobNames.join(', ')}`, {
+      const jobs = await jobList();
+      const { run, runnableJob } = await import('./commands/run.js');
+      if (!runnableJob(jobs, name)) {
+        const names = jobs.filter((j) => j.scheduled).map((j) => j.name);
+        return program.error(`error: unknown job "${name}"; jobs: ${names.join(', ')}`, {
           exitCode: EXIT_CONFIG,
         });
       }
-      const config = await load(program.opts());
-      const prepared = job.prepare(config, { wait: opts.wait });
-      const { ConfigError } = await import('./config/index.js');
-      if (!prepared) {
-        throw new ConfigError(
-          `jobs.${job.configKey}: not configured; add it to the config file to run "${name}"`,
-        );
-      }
-      const [{ createApp }, { runJob }, { createTerminalProgress }] = await Promise.all([
-        import('./service/app.js'),
-        import('./kernel/run.js'),
-        import('./terminal/progress.js'),
-      ]);
-      const terminal = createTerminalProgress({ level: config.logLevel });
-      const abort = new AbortController();
-      const onSignal = () => abort.abort(new Error('interrupted'));
-      process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
-      let app: App | undefined;
-      try {
-        app = await createApp(config, { log: terminal.log });
-        const summary = await runJob(name, (_: undefined, ctx) => prepared.run(ctx), undefined, app, {
-          signal: abort.signal,
-          progress: terminal.progress,
-        });
-        if (summary.status === 'failed') process.exitCode = EXIT_FAILURE;
-      } finally {
-        terminal.stop();
-        process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
-        await app?.close();
-      }
+      await run(await load(program.opts()), jobs, name, opts);
     });
 
   program
@@ -120,13 +79,8 @@ export function buildProgram(): Command {
     .description('create or upgrade the database schema, then exit')
     .action(async () => {
       const config = await load(program.opts());
-      const [{ openConfiguredStore }, { printableDatabaseLocation }] = await Promise.all([
-        import('./service/app.js'),
-        import('./config/index.js'),
-      ]);
-      const store = await openConfiguredStore(config);
-      await store.close();
-      console.log(`database ${printableDatabaseLocation(config)} is up to date`);
+      const { migrate } = await import('./commands/config.js');
+      await migrate(config);
     });
 
   program
@@ -148,8 +102,8 @@ export function buildProgram(): Command {
     .description('validate the configuration and print it, secrets masked')
     .action(async () => {
       const config = await load(program.opts());
-      const { describeConfig } = await import('./config/index.js');
-      console.log(JSON.stringify(describeConfig(config), null, 2));
+      const { checkConfig } = await import('./commands/config.js');
+      checkConfig(config);
     });
 
   program
@@ -159,9 +113,8 @@ export function buildProgram(): Command {
     .option('--json', 'print the plan as JSON')
     .action(async (opts: { tier?: TierName; json?: boolean }) => {
       const config = await load(program.opts());
-      const { buildPlan, formatPlan } = await import('./commands/plan.js');
-      const plan = buildPlan(config, opts.tier);
-      console.log(opts.json ? JSON.stringify(plan, null, 2) : formatPlan(plan));
+      const { printPlan } = await import('./commands/plan.js');
+      printPlan(await jobList(), config, opts);
     });
 
   program
@@ -172,17 +125,10 @@ export function buildProgram(): Command {
     .option('--seed <n>', 'data seed', '1')
     .option('--faults <file>', 'fault-injection JSON file')
     .option('--public-url <url>', 'base of export download URLs (e.g. http://simulator:4010 in compose)')
-    .action(
-      async (opts: { port: string; host: string; seed: string; faults?: string; publicUrl?: string }) => {
-        const { simulatorOptionsFromFlags, startSimulator } = await import('./simulator/index.js');
-        const sim = await startSimulator(await simulatorOptionsFromFlags(opts));
-        console.log(
-          `Data API simulator listening on ${sim.url} (seed ${opts.seed}${opts.faults ? `, faults ${opts.faults}` : ''})`,
-        );
-        const stop = () => void sim.close().then(() => process.exit(0));
-        process.once('SIGINT', stop).once('SIGTERM', stop);
-      },
-    );
+    .action(async (opts: SimulatorFlags) => {
+      const { serveSimulator } = await import('./commands/simulator.js');
+      await serveSimulator(opts);
+    });
 
   program
     .command('demo')
@@ -201,19 +147,18 @@ export function buildProgram(): Command {
           },
         );
       }
-      const { runDemo } = await import('./commands/demo.js');
-      const abort = new AbortController();
-      const stop = () => abort.abort();
-      process.once('SIGINT', stop).once('SIGTERM', stop);
-      try {
-        await runDemo({ databasePath: opts.database, durationMs: seconds * 1000, signal: abort.signal });
-      } finally {
-        process.off('SIGINT', stop).off('SIGTERM', stop);
-      }
+      const [{ runDemo }, { withSignalAbort }] = await Promise.all([
+        import('./commands/demo.js'),
+        import('./commands/signals.js'),
+      ]);
+      const jobs = await jobList();
+      await withSignalAbort((signal) =>
+        runDemo({ jobs, databasePath: opts.database, durationMs: seconds * 1000, signal }),
+      );
     });
 
   registerReport(program);
-  registerStatus(program);
+  registerStatus(program, jobList);
 
   return program;
 }

@@ -17,6 +17,7 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type Database from 'better-sqlite3';
 import { parse } from 'csv-parse';
+import { storeLocation } from '../../src/config/index.js';
 import { loadExportFile } from '../../src/exports/csv-load.js';
 import { downloadToFile } from '../../src/exports/download.js';
 import { csvLine, evmColumns, exportRow } from '../../src/simulator/csv.js';
@@ -198,12 +199,12 @@ async function measureLoad(dir: string, source: string, rows: number) {
     )
   ).wallMs;
 
-  const rawStore = await openStore(join(dir, 'raw.db'));
+  const rawStore = await openStore(storeLocation(join(dir, 'raw.db')));
   const raw = await cost(() => rawLoad(rawSqlite(rawStore), source));
   await rawStore.close();
   rmSync(join(dir, 'raw.db'), { force: true });
 
-  const store = await openStore(join(dir, 'collector.db'));
+  const store = await openStore(storeLocation(join(dir, 'collector.db')));
   await store.run(
     `INSERT INTO export_files (operation_id, path, size_bytes, sha256, downloaded_at) VALUES ('op', ?, 0, '', '')`,
     [source],

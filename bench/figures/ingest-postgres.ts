@@ -24,6 +24,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { storeLocation } from '../../src/config/index.js';
 import { openStore, tables } from '../../src/store/index.js';
 import type { Page, Transaction } from '../../src/upstream/index.js';
 import { processCpuMs, startSimulatorProcess } from '../../test/support/sim-process.js';
@@ -73,7 +74,7 @@ export async function run(): Promise<Figure[]> {
   // The collector's migrated table, the template of the baselines' tables.
   const template = await benchSchema('template');
   try {
-    await (await openStore(template.url)).close();
+    await (await openStore(storeLocation(template.url))).close();
 
     const sides = {
       collector: (slice: Page<Transaction>[]) => collector(slice),
@@ -217,7 +218,7 @@ async function measure(
 async function collector(pages: Page<Transaction>[]): Promise<Measured> {
   const schema = await benchSchema('collector');
   try {
-    const store = await openStore(schema.url);
+    const store = await openStore(storeLocation(schema.url));
     try {
       const c = await measure(schema, async () => {
         const result = await walkFromMemory(store, pages, PAGE);

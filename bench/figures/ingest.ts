@@ -6,7 +6,8 @@
  * takes to serve the pages alone (raw GETs, nothing parsed) over the collector's wall time.
  */
 import { transactionStream, transactions } from '../../jobs/transactions.js';
-import { type JobHandler, runJob } from '../../src/kernel/run.js';
+import { storeLocation } from '../../src/config/index.js';
+import { type JobHandler, runHandler } from '../../src/kernel/index.js';
 import { openStore, tables } from '../../src/store/index.js';
 import { syncNewestFirst } from '../../src/sync/newest-first.js';
 import type { Transaction } from '../../src/upstream/index.js';
@@ -74,7 +75,7 @@ export async function run(): Promise<Figure[]> {
   /** The baseline; `pagesPerCommit` > 1 measures the commit-batching trade-off on the same writer. */
   const baseline = async (pagesPerCommit = 1): Promise<Cost & { rows: number }> => {
     const path = dirs.path(`baseline-${n++}.db`);
-    const store = await openStore(path);
+    const store = await openStore(storeLocation(path));
     const writePage = rawPageWriter(store, 'transactions', columns);
     const seenAt = new Date().toISOString();
     let rows = 0;
@@ -107,7 +108,7 @@ export async function run(): Promise<Figure[]> {
     let rows = 0;
     const simBefore = sim.cpuMs();
     const c = await cost(async () => {
-      const summary = await runJob('transactions', handler, payload, deps);
+      const summary = await runHandler('transactions', handler, payload, deps);
       if (summary.status !== 'succeeded') throw summary.error;
       rows = summary.rowsWritten;
     });

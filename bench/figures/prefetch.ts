@@ -6,7 +6,7 @@
  * show through the disk's noise.
  */
 import { transactionStream, transactions } from '../../jobs/transactions.js';
-import { type JobHandler, runJob } from '../../src/kernel/run.js';
+import { type JobHandler, runHandler } from '../../src/kernel/index.js';
 import { syncNewestFirst } from '../../src/sync/newest-first.js';
 import { startSimulatorProcess } from '../../test/support/sim-process.js';
 import { benchOptions, type Cost, cost, costFigures, type Figure, medianCost, scaled } from '../lib.js';
@@ -43,7 +43,7 @@ export async function run(): Promise<Figure[]> {
           await syncNewestFirst({ ...transactionStream(p, ctx, 'mainnet', 'all'), prefetch: false });
         };
     const c = await cost(async () => {
-      const summary = await runJob('transactions', handler, payload, deps);
+      const summary = await runHandler('transactions', handler, payload, deps);
       if (summary.status !== 'succeeded' || summary.rowsWritten !== pages * 100) {
         throw summary.error ?? new Error(`wrote ${summary.rowsWritten} rows`);
       }

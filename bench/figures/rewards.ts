@@ -7,7 +7,8 @@
  */
 import { rewardQueries, rewards } from '../../jobs/rewards.js';
 import { demoAddress } from '../../src/commands/demo-config.js';
-import { runJob } from '../../src/kernel/run.js';
+import { storeLocation } from '../../src/config/index.js';
+import { runHandler } from '../../src/kernel/index.js';
 import { bareAddress, openStore, tables } from '../../src/store/index.js';
 import { endpoints, type HistoricalReward } from '../../src/upstream/index.js';
 import { startSimulatorProcess } from '../../test/support/sim-process.js';
@@ -78,7 +79,7 @@ export async function run(): Promise<Figure[]> {
 
   const baseline = async (): Promise<Cost & { counts: number[] }> => {
     const path = dirs.path(`baseline-${n++}.db`);
-    const store = await openStore(path);
+    const store = await openStore(storeLocation(path));
     const db = rawSqlite(store);
     const insertReward = db.prepare(
       `INSERT OR IGNORE INTO rewards (${rewardColumns.join(',')}) VALUES (${rewardColumns.map(() => '?').join(',')})`,
@@ -128,9 +129,9 @@ export async function run(): Promise<Figure[]> {
   const collector = async () => {
     const path = dirs.path(`collector-${n++}.db`);
     const deps = await collectorDeps(sim.url, path);
-    let summary: Awaited<ReturnType<typeof runJob>> | undefined;
+    let summary: Awaited<ReturnType<typeof runHandler>> | undefined;
     const c = await cost(async () => {
-      summary = await runJob('rewards', rewards, payload, deps);
+      summary = await runHandler('rewards', rewards, payload, deps);
     });
     if (summary?.status !== 'succeeded') throw summary?.error ?? new Error('rewards run failed');
     const rows = (await deps.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM rewards'))!.n;

@@ -1,3 +1,4 @@
+import { storeLocation } from '../../src/config/index.js';
 /**
  * Scrape cost against the size of the database: `/metrics` over HTTP (keep-alive, as Prometheus
  * scrapes) on a database holding 1,000,000 transactions and 100,000 rewards, against the same
@@ -9,9 +10,11 @@
  * collector's own writes; transactions are recounted once), so setup takes a minute, not the hours a
  * collection would.
  */
+
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
+import { jobs } from '../../jobs/index.js';
 import { demoAddress, demoCb58, demoNodeId } from '../../src/commands/demo-config.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createMetrics } from '../../src/metrics/index.js';
@@ -113,7 +116,7 @@ interface Side {
 /** A scrape target: the metrics of one database behind its own server. */
 async function serve(store: Store) {
   const log = createLogger({ level: 'silent', pretty: false });
-  const metrics = createMetrics({ store, config, log, clock: systemClock });
+  const metrics = createMetrics({ store, config, jobs, log, clock: systemClock });
   const server = await startHttpServer({
     host: '127.0.0.1',
     port: 0,
@@ -173,9 +176,9 @@ async function scrapeInTurn(
 
 export async function run(): Promise<Figure[]> {
   const { dir, cleanup } = tempDir('glacier-bench-scrape-');
-  const empty = await openStore(join(dir, 'empty.db'));
-  const small = await openStore(join(dir, 'small.db'));
-  const full = await openStore(join(dir, 'full.db'));
+  const empty = await openStore(storeLocation(join(dir, 'empty.db')));
+  const small = await openStore(storeLocation(join(dir, 'small.db')));
+  const full = await openStore(storeLocation(join(dir, 'full.db')));
   try {
     await fill(full, TRANSACTIONS, REWARDS);
     // 150 rewards cover every (address, type) and (node id, type): lcm(50, 3) and lcm(10, 3) ≤ 150.

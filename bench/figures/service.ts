@@ -1,6 +1,6 @@
 /**
  * Figures of the long-running service:
- * - queue overhead: 10,000 no-op jobs through the collector's worker path (runJob with its job_runs
+ * - queue overhead: 10,000 no-op jobs through the collector's worker path (runHandler with its job_runs
  *   rows and log line, continuation handling, error mapping) against raw BullMQ add-and-process;
  * - footprint: `start` from launch to ready, and its RSS after an idle minute, beside a bare node.
  */
@@ -31,7 +31,7 @@ const noop: Job = {
   configKey: 'supply',
   scheduled: false,
   schedule: () => undefined,
-  prepare: () => ({ run: async () => undefined }),
+  prepare: () => ({ name: 'noop', run: async () => undefined, inProcess: undefined }),
   cost: () => undefined,
 };
 

@@ -6,6 +6,7 @@
  */
 import { copyFileSync } from 'node:fs';
 import { demoAddress, demoNodeId } from '../../src/commands/demo-config.js';
+import { storeLocation } from '../../src/config/index.js';
 import { createManualClock } from '../../src/runtime/clock.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { openStore, type Store, upsertRewards, upsertTransactions } from '../../src/store/index.js';
@@ -46,7 +47,7 @@ export async function run(): Promise<Figure[]> {
   const total = scaled(200_000, 1000);
   const sim = await startSimulator({ port: 0, seed: 9, clock, initialTransactions: total });
   const path = dirs.path('ours.db');
-  const store = await openStore(path);
+  const store = await openStore(storeLocation(path));
   const address = demoAddress('sql-holder-0');
   const node = demoNodeId('sql-node-0');
   try {
@@ -82,9 +83,9 @@ export async function run(): Promise<Figure[]> {
     await store.close();
     const beforePath = dirs.path('before.db');
     copyFileSync(path, beforePath);
-    const before = await openStore(beforePath, { migrate: false });
+    const before = await openStore(storeLocation(beforePath), { migrate: false });
     for (const stmt of BEFORE) await before.exec(stmt);
-    const ours = await openStore(path, { migrate: false });
+    const ours = await openStore(storeLocation(path), { migrate: false });
 
     const withOurData = (sql: string) =>
       sql

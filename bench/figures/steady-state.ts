@@ -9,7 +9,7 @@ import { rewardQueries } from '../../jobs/rewards.js';
 import { seriesOf } from '../../jobs/usage-metrics.js';
 import { demoFileConfig } from '../../src/commands/demo-config.js';
 import { type Config, loadConfig } from '../../src/config/index.js';
-import { runJob } from '../../src/kernel/run.js';
+import { runHandler } from '../../src/kernel/index.js';
 import { createManualClock } from '../../src/runtime/clock.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { createApp } from '../../src/service/app.js';
@@ -69,10 +69,10 @@ export async function run(): Promise<Figure[]> {
       const handler = (_: undefined, ctx: Parameters<typeof prepared.run>[0]) => prepared.run(ctx);
       // Collect what there is (a backfill may take several runs), then measure a run with nothing new.
       for (let i = 0; i < 3; i++) {
-        const first = await runJob(job, handler, undefined, app);
+        const first = await runHandler(job, handler, undefined, app);
         if (first.status !== 'succeeded') throw first.error;
       }
-      const idle = await runJob(job, handler, undefined, app);
+      const idle = await runHandler(job, handler, undefined, app);
       if (idle.status !== 'succeeded') throw idle.error;
       if (idle.rowsWritten !== 0 && job !== 'supply') {
         throw new Error(`${job}: a run with nothing new wrote ${idle.rowsWritten} rows`);

@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { getTableColumns } from 'drizzle-orm';
+import { storeLocation } from '../../src/config/index.js';
 import {
   openStore,
   type Sql,
@@ -153,7 +154,7 @@ export async function run(): Promise<Figure[]> {
       // Two rounds, alternating, each on fresh databases.
       for (let round = 0; round < 2; round++) {
         for (const side of ['without', 'with'] as const) {
-          const store = await openStore(join(dir, `${name}-${side}-${round}.db`));
+          const store = await openStore(storeLocation(join(dir, `${name}-${side}-${round}.db`)));
           results[side].push(await measure(store, write[side]));
           await store.close();
         }

@@ -1,9 +1,9 @@
-import { jobs } from '../../jobs/index.js';
 import { type Config, databaseLocation, loadConfig } from '../config/index.js';
-import { runJob } from '../kernel/run.js';
+import { type JobList, runJob } from '../kernel/index.js';
 import { connectRedis } from '../queue/redis.js';
 import { createLogger } from '../runtime/logger.js';
 import { createApp } from '../service/app.js';
+import { createLifecycle } from '../service/lifecycle.js';
 import { startService } from '../service/service.js';
 import { type SimulatorHandle, startSimulator } from '../simulator/index.js';
 import type { Store } from '../store/index.js';
@@ -34,6 +34,8 @@ const queries: { title: string; sql: string }[] = [
 ];
 
 export interface DemoOptions {
+  /** Every job the collector knows (jobs/index.ts, from the entry point). */
+  jobs: JobList;
   databasePath: string;
   /** How long the service runs before the demo stops by itself. @defaultValue 60 s */
   durationMs?: number;
@@ -51,7 +53,9 @@ export interface DemoOptions {
  */
 export async function runDemo(options: DemoOptions): Promise<void> {
   const print = options.print ?? ((line: string) => console.log(line));
+  const lifecycle = createLifecycle();
   const sim = await startSimulator({ port: 0, seed: 1, exports: { runningMs: 2_000 } });
+  lifecycle.add('simulator', () => sim.close());
   const env = options.env ?? process.env;
   const configFor = (file: unknown): Config =>
     loadConfig({
@@ -73,10 +77,10 @@ export async function runDemo(options: DemoOptions): Promise<void> {
       print(
         `No Redis answers at ${config.redisUrl} (REDIS_URL), so the demo runs every job twice in-process instead of the service; start one with \`redis-server\` (or \`docker compose up -d redis\`) to see the whole service.`,
       );
-      await runOneShotDemo(configFor(demoFileConfig()), print);
+      await runOneShotDemo(options.jobs, configFor(demoFileConfig()), print);
     }
   } finally {
-    await sim.close();
+    await lifecycle.release();
   }
 }
 
@@ -98,7 +102,7 @@ async function runServiceDemo(
   options: DemoOptions,
   print: (line: string) => void,
 ): Promise<void> {
-  const service = await startService(config);
+  const service = await startService(config, { jobs: options.jobs });
   const path = databaseLocation(config);
   const durationMs = options.durationMs ?? 60_000;
   try {
@@ -130,15 +134,16 @@ async function runServiceDemo(
   }
 }
 
-async function runOneShotDemo(config: Config, print: (line: string) => void): Promise<void> {
+async function runOneShotDemo(jobs: JobList, config: Config, print: (line: string) => void): Promise<void> {
   const app = await createApp(config);
   try {
     for (const round of [1, 2]) {
-      for (const job of jobs) {
-        const prepared = job.scheduled ? job.prepare(config, { wait: true }) : undefined;
-        if (!prepared) continue;
-        const summary = await runJob(job.name, (_: undefined, ctx) => prepared.run(ctx), undefined, app, {
+      for (const job of jobs.filter((j) => j.scheduled && j.schedule(config))) {
+        const summary = await runJob(job, app, {
+          config,
+          jobs,
           scope: `demo round ${round}`,
+          followUps: 'until-done',
         });
         if (summary.status === 'failed') process.exitCode = 1;
       }

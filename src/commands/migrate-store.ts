@@ -5,9 +5,10 @@
  */
 
 import { existsSync } from 'node:fs';
+import { isPostgresUrl, maskDatabaseUrl, storeLocation } from '../config/index.js';
 import type { CopyStoreResult, TableCopyProgress } from '../store/copy.js';
 import { DatabaseOpenError, databaseProblem } from '../store/errors.js';
-import type { Store } from '../store/index.js';
+import { hasTable, type Store, type StoreLocation } from '../store/index.js';
 import { failUsage } from './usage.js';
 
 export interface MigrateStoreFlags {
@@ -36,7 +37,7 @@ export async function migrateStore(
   flags: MigrateStoreFlags,
   output: MigrateStoreOutput = stdout,
 ): Promise<void> {
-  const [{ copyStore }, { isPostgresUrl, maskDatabaseUrl, openStore }] = await Promise.all([
+  const [{ copyStore }, { openStore }] = await Promise.all([
     import('../store/copy.js'),
     import('../store/index.js'),
   ]);
@@ -93,10 +94,10 @@ async function open(
   side: 'source' | 'target',
   location: string,
   printable: string,
-  openStore: (location: string) => Promise<Store>,
+  openStore: (location: StoreLocation) => Promise<Store>,
 ): Promise<Store> {
   try {
-    return await openStore(location);
+    return await openStore(storeLocation(location));
   } catch (cause) {
     // Not DatabaseOpenError's own message: it would name the location a second time.
     const problem =
@@ -108,12 +109,7 @@ async function open(
 /** Whether the collector ever migrated this store: its job_runs table exists. */
 async function holdsCollectorTables(store: Store): Promise<boolean> {
   try {
-    const found = await store.get<{ name: string | null }>(
-      store.dialect === 'postgres'
-        ? "SELECT to_regclass('job_runs')::text AS name"
-        : "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'job_runs'",
-    );
-    return Boolean(found?.name);
+    return await hasTable(store, 'job_runs');
   } catch (cause) {
     throw new Error(`source ${store.location}: ${cause instanceof Error ? cause.message : String(cause)}`, {
       cause,

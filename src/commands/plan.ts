@@ -1,5 +1,5 @@
-import { jobs } from '../../jobs/index.js';
 import type { Config } from '../config/index.js';
+import type { JobList } from '../kernel/index.js';
 import type { Calls } from '../kernel/job.js';
 import { readCron } from '../queue/schedule.js';
 import { formatTable } from '../terminal/text-table.js';
@@ -42,7 +42,7 @@ function tally(calls: Calls): { requests: number; computeUnits: number } {
   return { requests, computeUnits };
 }
 
-export function buildPlan(config: Config, tierName?: TierName): Plan {
+export function buildPlan(jobs: JobList, config: Config, tierName?: TierName): Plan {
   const plans: JobPlan[] = [];
   for (const job of jobs) {
     const when = job.schedule(config);
@@ -124,4 +124,14 @@ export function formatPlan(plan: Plan): string {
   for (const note of plan.jobs.filter((p) => p.note)) lines.push(`${note.job}: ${note.note}`);
   for (const w of plan.warnings) lines.push(`WARNING: ${w}`);
   return lines.join('\n');
+}
+
+/** `plan`: the table (or JSON) of the configured schedules' cost. */
+export function printPlan(
+  jobs: JobList,
+  config: Config,
+  opts: { tier?: TierName | undefined; json?: boolean | undefined },
+): void {
+  const plan = buildPlan(jobs, config, opts.tier);
+  console.log(opts.json ? JSON.stringify(plan, null, 2) : formatPlan(plan));
 }

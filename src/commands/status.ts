@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
+import type { JobList } from '../kernel/index.js';
 import { openExistingStore } from './usage.js';
 
 /** `status`: rows per table, each job's last and next run, today's compute units, exports in flight. */
-export function registerStatus(program: Command): void {
+export function registerStatus(program: Command, jobList: () => Promise<JobList>): void {
   program
     .command('status')
     .description(
@@ -19,7 +20,7 @@ export function registerStatus(program: Command): void {
       // Status reads; it does not create a database that does not exist yet.
       const store = await openExistingStore(config);
       try {
-        const status = await collectStatus(config, store, new Date());
+        const status = await collectStatus(await jobList(), config, store, new Date());
         process.stdout.write(flags.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status));
       } finally {
         await store?.close();

@@ -4,9 +4,9 @@
  * `printableDatabaseLocation`, never the URL itself.
  */
 import { resolve } from 'node:path';
-// sql.ts imports no driver: `config check` stays fast (the store's index pulls in both drivers).
-import { isPostgresUrl, maskDatabaseUrl } from '../store/sql.js';
+import type { StoreLocation } from '../store/sql.js';
 import { ConfigError } from './errors.js';
+import { maskUrlPassword } from './url-password.js';
 
 export type DatabaseConfig =
   | {
@@ -21,6 +21,24 @@ export type DatabaseConfig =
       /** Connections of the pool, per process. @defaultValue 10 */
       poolSize: number;
     };
+
+/** True for a `postgres://` or `postgresql://` URL (DATABASE_URL), false for a SQLite path. */
+export function isPostgresUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
+}
+
+/** A PostgreSQL URL with its password replaced by `***` (for logs, errors, `status`). */
+export function maskDatabaseUrl(url: string): string {
+  // Not a URL: hide whatever sits between "://user:" and "@".
+  return maskUrlPassword(url) ?? url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
+}
+
+/** A store given on the command line (`migrate-store --from/--to`): a postgres:// URL, else a SQLite path. */
+export function storeLocation(text: string): StoreLocation {
+  return isPostgresUrl(text)
+    ? { kind: 'postgres', url: text, printable: maskDatabaseUrl(text) }
+    : { kind: 'sqlite', path: text };
+}
 
 /** True for the URLs that select PostgreSQL: `postgres://` or `postgresql://`, and a parsable URL. */
 export function isDatabaseUrl(text: string): boolean {
@@ -55,10 +73,12 @@ export function resolveDatabase(
   return { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE };
 }
 
-/** What `openStore` takes: the SQLite path or the PostgreSQL URL (with its password). */
-export function databaseLocation(config: { database: DatabaseConfig }): string {
+/** What `openStore` takes: the SQLite path, or the PostgreSQL URL (with its password) and its printable form. */
+export function databaseLocation(config: { database: DatabaseConfig }): StoreLocation {
   const db = config.database;
-  return db.kind === 'postgres' ? db.url : db.path;
+  return db.kind === 'postgres'
+    ? { kind: 'postgres', url: db.url, printable: maskDatabaseUrl(db.url) }
+    : { kind: 'sqlite', path: db.path };
 }
 
 /** The location as logs, errors and `status` show it: the PostgreSQL URL's password masked. */

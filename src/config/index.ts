@@ -2,7 +2,10 @@ export {
   type DatabaseConfig,
   databaseLocation,
   databaseSetting,
+  isPostgresUrl,
+  maskDatabaseUrl,
   printableDatabaseLocation,
+  storeLocation,
 } from './database.js';
 export { ConfigError } from './errors.js';
 export {

@@ -5,8 +5,7 @@
  */
 import { access, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { scrubSecrets } from '../escape/secrets.js';
-import { type JobContext, JobFailedError } from '../kernel/run.js';
+import { type JobContext, JobFailedError, scrubSecrets } from '../kernel/index.js';
 import {
   deleteExportFile,
   type ExportFileRow,

@@ -6,8 +6,13 @@
  */
 
 import { excerpt } from '../escape/excerpt.js';
-import { scrubSecrets } from '../escape/secrets.js';
-import { type Continuation, describeError, type JobContext, JobFailedError } from '../kernel/run.js';
+import {
+  type Continuation,
+  describeError,
+  type JobContext,
+  JobFailedError,
+  scrubSecrets,
+} from '../kernel/index.js';
 import {
   claimExportWindow,
   type ExportOperationRow,
@@ -45,6 +50,16 @@ export function pollContinuation(row: ExportOperationRow, s: ExportsSettings): C
     delayMs: running ? pollDelayMs(row.statusReads, s) : 0,
     id: `${EXPORT_POLL_JOB}|${row.operationId}|${row.statusReads}`,
   };
+}
+
+/**
+ * The export window a continuation moves forward: in-process (`run exports`), a retry that
+ * completes the window clears the failure of its earlier try.
+ */
+export async function windowOf(c: Continuation, ctx: Pick<JobContext, 'store'>): Promise<string> {
+  const operationId = String(c.args['operationId']);
+  const row = await getExportOperation(ctx.store, operationId);
+  return row ? `${row.exportName}|${row.firstDate}|${row.lastDate}` : operationId;
 }
 
 /** A poll for an operation that still has work left (running, or its file not loaded); none otherwise. */

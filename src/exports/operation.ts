@@ -1,6 +1,6 @@
 /** What every export step shares: its settings, its clock reading, how it names an operation. */
 import type { ExportsJobConfig } from '../config/index.js';
-import type { JobContext } from '../kernel/run.js';
+import type { JobContext } from '../kernel/index.js';
 import type { ExportOperationRow } from '../store/index.js';
 
 /** The exports config section as the handlers get it (no schedule). */

@@ -2,7 +2,7 @@
  * The scheduled pass (`exports` job): creates what is due now and returns a poll for every
  * operation with work left, so nothing is orphaned after a crash or a Redis loss.
  */
-import { type Continuation, type JobContext, JobFailedError } from '../kernel/run.js';
+import { type Continuation, type JobContext, JobFailedError } from '../kernel/index.js';
 import { listRetryableExports, listTruncatedWithoutFollowUp, listUnfinishedExports } from '../store/index.js';
 import { isUnrecoverable } from '../upstream/index.js';
 import {

@@ -1,6 +1,85 @@
+/**
+ * The job contract: what a job is (its definition), what its handler is given (the context), what
+ * it may return (continuations) and how it fails on purpose (`JobFailedError`). Jobs in jobs/ stand
+ * on this file alone; the kernel's `runJob` (run.ts) is the one function that runs them.
+ */
 import type { Config, JobsConfig } from '../config/index.js';
+import type { Clock } from '../runtime/clock.js';
+import type { Logger } from '../runtime/logger.js';
+import type { Store } from '../store/index.js';
 import type { EndpointName } from '../upstream/endpoints.js';
-import type { JobContext, JobHandler, JobResult } from './run.js';
+import type { DataApiClient } from '../upstream/index.js';
+
+/** What a job handler gets: the real instances, built once by the entry point. */
+export interface JobContext {
+  client: DataApiClient;
+  store: Store;
+  log: Logger;
+  clock: Clock;
+  signal: AbortSignal;
+  /**
+   * Counts rows a committed transaction wrote (new or changed). Call it right after each commit:
+   * the run's `rows_written` is the sum, so a run that fails half-way still says what it committed.
+   */
+  countRows(n: number): void;
+  /** Progress of long work (a backfill, a download), for a terminal; a no-op elsewhere. */
+  progress: ProgressSink;
+  /** What must never be stored or logged (the API key…): upstream text a handler stores goes through scrubSecrets. */
+  secrets?: readonly string[];
+}
+
+/** What long work reports; the CLI draws it in a terminal, everything else ignores it. */
+export interface ProgressSink {
+  /** `done` of `total` (unknown total: undefined) units of the named task; `unit` e.g. 'pages', 'bytes'. */
+  update(task: string, done: number, total?: number, unit?: string): void;
+  /** The named task is over (its bar is removed). */
+  end(task: string): void;
+}
+
+export const silentProgress: ProgressSink = { update: () => undefined, end: () => undefined };
+
+/**
+ * Follow-up work a run asks for (an export's next status read). In the service it becomes a delayed
+ * BullMQ job; for `run <job>` the kernel runs it in-process, at its delay, within the same run.
+ */
+export interface Continuation {
+  /** A job name of jobs/index.ts. */
+  job: string;
+  /** Job data: small and secret-free; merged over that job's payload built from the current config. */
+  args: Record<string, unknown>;
+  delayMs: number;
+  /** Dedupe id: a continuation asked for twice (a retried run) is enqueued once. No ':' in it. */
+  id: string;
+}
+
+/**
+ * A failed run that still asks for follow-up work (an export FAILED upstream with ErrInternal: the
+ * run fails so monitoring sees it, and a retry is scheduled). `unrecoverable`: retrying this same
+ * run cannot help, so the queue does not retry it (the continuations are the retry).
+ */
+export class JobFailedError extends Error {
+  override readonly name = 'JobFailedError';
+  constructor(
+    message: string,
+    readonly options: { continuations?: Continuation[]; unrecoverable?: boolean; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+  }
+}
+
+export interface JobResult {
+  continuations?: Continuation[];
+}
+
+/**
+ * What a handler's promise holds: its result, or nothing (an `async` handler without a `return` is
+ * typed `Promise<void>`, which `undefined` alone would refuse).
+ */
+// biome-ignore lint/suspicious/noConfusingVoidType: see above: handlers that return nothing must type-check.
+export type HandlerOutput = JobResult | undefined | void;
+
+/** A job: a plain function that knows nothing of BullMQ. `run <job>` and the worker both call it. */
+export type JobHandler<P> = (payload: P, ctx: JobContext) => Promise<HandlerOutput>;
 
 /** Requests of one run, per endpoint (compute units follow from endpoints.ts). */
 export type Calls = Partial<Record<EndpointName, number>>;
@@ -15,12 +94,32 @@ export interface RunCost {
 /** The config section of a job, with the keys every section has. */
 type Section<K extends keyof JobsConfig> = NonNullable<JobsConfig[K]>;
 
-/** Free-form job data: flags of `run` (`wait`), a continuation's args (`operationId`). Never a secret. */
+/** Free-form job data: a continuation's args (`operationId`). Never a secret. */
 export type JobArgs = Readonly<Record<string, unknown>>;
+
+export interface InProcessFollowUps {
+  /** How long `run <job>` waits for the continuations to finish, ms. */
+  waitLimitMs: number;
+  /** What one continuation key is, for the progress bar (`operations`). */
+  unit: string;
+  /**
+   * What a continuation moves forward (an export window): a later step of the same key that
+   * succeeds clears an earlier failure of it (a retry that worked). @defaultValue its `id`
+   */
+  keyOf?: (c: Continuation, ctx: JobContext) => Promise<string>;
+}
+
+/** A job bound to a config and job data: its handler with the payload built, ready for `runJob`. */
+export interface PreparedJob {
+  readonly name: string;
+  run(ctx: JobContext): Promise<HandlerOutput>;
+  /** How `run <job>` runs its continuations in-process, when it has any. */
+  readonly inProcess: InProcessFollowUps | undefined;
+}
 
 /**
  * Everything about one job, declared once in its file under jobs/: the CLI (`run`), the scheduler,
- * the worker and `plan` all read it.
+ * the worker, `plan`, `status` and the metrics all read it.
  */
 export interface Job {
   /** As the CLI, the queue and `job_runs` know it. */
@@ -31,15 +130,10 @@ export interface Job {
   readonly scheduled: boolean;
   /** The section's schedule settings, when the job is configured. */
   schedule(config: Config): { schedule: string; enabled: boolean; runOnStart: boolean } | undefined;
-  /** The job bound to a config (and job data): undefined when its section is absent. */
-  prepare(config: Config, args?: JobArgs): PreparedRun | undefined;
+  /** The job bound to a config and job data; undefined when its section is absent. */
+  prepare(config: Config, args?: JobArgs): PreparedJob | undefined;
   /** Requests per run, for `plan` (scheduled jobs only). */
   cost(config: Config): RunCost | undefined;
-}
-
-export interface PreparedRun {
-  /** The handler called with its payload; what `runJob` runs. */
-  run(ctx: JobContext): Promise<JobResult | undefined | void>;
 }
 
 export interface JobSpec<K extends keyof JobsConfig, P> {
@@ -50,6 +144,9 @@ export interface JobSpec<K extends keyof JobsConfig, P> {
   payload: (section: Section<K>, args: JobArgs) => P;
   /** Omit for a job only the queue starts. */
   cost?: (section: Section<K>) => RunCost;
+  /** For a job with continuations: how long `run <job>` waits for them (e.g. exports' `maxWait`), and
+   * what its progress counts. */
+  inProcess?: (section: Section<K>) => InProcessFollowUps;
   /** @defaultValue true */
   scheduled?: boolean;
 }
@@ -71,7 +168,11 @@ export function defineJob<K extends keyof JobsConfig, P>(spec: JobSpec<K, P>): J
       const section = sectionOf(config);
       if (!section) return undefined;
       const payload = spec.payload(section, args);
-      return { run: (ctx) => spec.handler(payload, ctx) };
+      return {
+        name: spec.name,
+        run: (ctx) => spec.handler(payload, ctx),
+        inProcess: spec.inProcess?.(section),
+      };
     },
     cost(config) {
       const section = sectionOf(config);
@@ -86,4 +187,11 @@ export function withoutSchedule<S extends { schedule: string; enabled: boolean; 
 ): Omit<S, 'schedule' | 'enabled' | 'runOnStart'> {
   const { schedule: _s, enabled: _e, runOnStart: _r, ...rest } = section;
   return rest;
+}
+
+/** The jobs the collector knows, as the entry point hands them to the service, `status`, `plan`. */
+export type JobList = readonly Job[];
+
+export function findJob(jobs: JobList, name: string): Job | undefined {
+  return jobs.find((j) => j.name === name);
 }

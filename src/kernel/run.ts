@@ -1,72 +1,39 @@
-import { scrubSecrets } from '../escape/secrets.js';
+/**
+ * The one run path: `runJob` runs a job by its definition for `run <job>`, the worker and the demo
+ * alike. A run goes: definition → payload (from the config and the job data) → the `job_runs` row
+ * opened → the handler (and, for `run <job>`, its continuations in-process) → the row closed → the
+ * outcome classified once (outcome.ts). The queue only translates that outcome into BullMQ's words.
+ */
+import type { Config } from '../config/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
-import { finishJobRun, type Store, startJobRun } from '../store/index.js';
+import { failAbandonedRuns, finishJobRun, type Store, startJobRun } from '../store/index.js';
 import { createMeter, type DataApiClient } from '../upstream/index.js';
+import { type FollowUps, runFollowUps } from './follow-ups.js';
+import {
+  type Continuation,
+  findJob,
+  type Job,
+  type JobArgs,
+  type JobContext,
+  JobFailedError,
+  type JobHandler,
+  type JobList,
+  type ProgressSink,
+  silentProgress,
+} from './job.js';
+import { classifyFailure, type Failure } from './outcome.js';
+import { scrubSecrets } from './secrets.js';
 
-/** What a job handler gets: the real instances, built once by the entry point. */
-export interface JobContext {
+/** The instances a run needs, built once by the entry point (src/service/app.ts). */
+export interface RunDeps {
   client: DataApiClient;
   store: Store;
   log: Logger;
   clock: Clock;
-  signal: AbortSignal;
-  /**
-   * Counts rows a committed transaction wrote (new or changed). Call it right after each commit:
-   * the run's `rows_written` is the sum, so a run that fails half-way still says what it committed.
-   */
-  countRows(n: number): void;
-  /** Progress of long work (a backfill, a download), for a terminal; a no-op elsewhere. */
-  progress: ProgressSink;
-  /** What must never be stored or logged (the API key…): scrub upstream text with src/escape/secrets.ts. */
+  /** Strings that must never reach the database or the logs, whatever an error says (the API key). */
   secrets?: readonly string[];
 }
-
-/** What long work reports; the CLI draws it in a terminal, everything else ignores it. */
-export interface ProgressSink {
-  /** `done` of `total` (unknown total: undefined) units of the named task; `unit` e.g. 'pages', 'bytes'. */
-  update(task: string, done: number, total?: number, unit?: string): void;
-  /** The named task is over (its bar is removed). */
-  end(task: string): void;
-}
-
-export const silentProgress: ProgressSink = { update: () => undefined, end: () => undefined };
-
-/**
- * Follow-up work a run asks the queue for (an export's next status read): enqueued as a delayed
- * job when the run succeeds. The CLI's one-shot path does not use them.
- */
-export interface Continuation {
-  /** A job name of jobs/index.ts. */
-  job: string;
-  /** Job data: small and secret-free; merged over that job's payload built from the current config. */
-  args: Record<string, unknown>;
-  delayMs: number;
-  /** Dedupe id: a continuation asked for twice (a retried run) is enqueued once. No ':' in it. */
-  id: string;
-}
-
-/**
- * A failed run that still asks for follow-up work (an export FAILED upstream with ErrInternal: the
- * run fails so monitoring sees it, and a retry is scheduled). `unrecoverable`: retrying this same
- * run cannot help, so the queue does not retry it (the continuations are the retry).
- */
-export class JobFailedError extends Error {
-  override readonly name = 'JobFailedError';
-  constructor(
-    message: string,
-    readonly options: { continuations?: Continuation[]; unrecoverable?: boolean; cause?: unknown } = {},
-  ) {
-    super(message, { cause: options.cause });
-  }
-}
-
-export interface JobResult {
-  continuations?: Continuation[];
-}
-
-/** A job: a plain function that knows nothing of BullMQ. `run <job>` and the worker both call it. */
-export type JobHandler<P> = (payload: P, ctx: JobContext) => Promise<JobResult | undefined | void>;
 
 export interface RunSummary {
   job: string;
@@ -81,25 +48,73 @@ export interface RunSummary {
   error?: Error | undefined;
   /** The error and its causes as one line, secrets scrubbed: what job_runs and the queue keep. */
   errorMessage?: string | undefined;
+  /** A failed run's outcome: what the queue does next, and the reason metrics count. */
+  failure?: Failure | undefined;
   continuations: Continuation[];
 }
 
-export interface RunJobDeps extends Omit<JobContext, 'signal' | 'countRows' | 'progress'> {
-  /** Strings that must never reach the database or the logs, whatever an error says (the API key). */
-  secrets?: readonly string[];
+export interface RunRequest {
+  config: Config;
+  /** Job data: a continuation's args. */
+  args?: JobArgs;
+  /** `job_runs.scope`: which slot or queued job this run is. @defaultValue 'all' */
+  scope?: string;
+  signal?: AbortSignal;
+  progress?: ProgressSink;
+  /**
+   * `run <job>`: run the continuations here, within this run, instead of returning them for the
+   * queue: `until-done` waits for them (up to the job's wait limit), `once` runs each once.
+   */
+  followUps?: 'until-done' | 'once';
+  /** The job list continuations are looked up in (with `followUps`). */
+  jobs?: JobList;
+  /**
+   * The queue handed this run over from a worker that stopped (killed, host gone): that worker's
+   * run of the same scope is marked failed ("interrupted") before this one starts.
+   */
+  takenOverBy?: string;
+}
+
+/** Runs a job by its definition; never throws (the summary says how it went). */
+export async function runJob(job: Job, deps: RunDeps, request: RunRequest): Promise<RunSummary> {
+  const scope = request.scope ?? 'all';
+  const prepared = job.prepare(request.config, request.args);
+  if (!prepared) return notConfigured(job, scope);
+  if (request.takenOverBy) await markInterrupted(job.name, scope, request.takenOverBy, deps);
+
+  let run: (payload: undefined, ctx: JobContext) => Promise<unknown> = (_, ctx) => prepared.run(ctx);
+  if (request.followUps) {
+    const { config, jobs = [] } = request;
+    const followUps: FollowUps = {
+      mode: request.followUps,
+      waitLimitMs: 0,
+      unit: 'steps',
+      ...prepared.inProcess,
+      resolve: (c) => {
+        const next = findJob(jobs, c.job)?.prepare(config, c.args);
+        return next && ((ctx) => next.run(ctx));
+      },
+    };
+    run = (_, ctx) => runFollowUps(job.name, (c) => prepared.run(c), ctx, followUps);
+  }
+  return runHandler(job.name, run as JobHandler<undefined>, undefined, deps, {
+    scope,
+    ...(request.signal && { signal: request.signal }),
+    ...(request.progress && { progress: request.progress }),
+  });
 }
 
 /**
- * Runs one job once: a `job_runs` row before and after, requests and compute units counted by a
- * meter of its own, and one log line with the outcome. Never throws; the summary says how it went.
- * A database that cannot record the run (it went away) fails the run, as the handler's own error
- * would: the queue retries it.
+ * The run itself, from a handler and its payload (tests call handlers this way): a `job_runs` row
+ * before and after, requests and compute units counted by a meter of its own, and one log line with
+ * the outcome. A database that cannot record the run (it went away) fails the run, as the handler's
+ * own error would: the queue retries it.
  */
-export async function runJob<P>(
+export async function runHandler<P>(
   job: string,
   handler: JobHandler<P>,
   payload: P,
-  deps: RunJobDeps,
+  deps: RunDeps,
   options: { scope?: string; signal?: AbortSignal; progress?: ProgressSink } = {},
 ): Promise<RunSummary> {
   const scope = options.scope ?? 'all';
@@ -120,14 +135,16 @@ export async function runJob<P>(
     log = log.child({ runId });
     const signal = options.signal ?? new AbortController().signal;
     const ctx: JobContext = {
-      ...deps,
-      log,
-      signal,
       client: deps.client.scoped({ meter, signal }),
+      store: deps.store,
+      log,
+      clock: deps.clock,
+      signal,
       countRows: (n) => {
         rowsWritten += n;
       },
       progress: options.progress ?? silentProgress,
+      secrets: deps.secrets ?? [],
     };
     try {
       continuations = (await handler(payload, ctx))?.continuations ?? [];
@@ -167,6 +184,7 @@ export async function runJob<P>(
     durationMs: finished - started,
     error,
     errorMessage: message,
+    failure: error ? classifyFailure(error) : undefined,
     // A JobFailedError may still ask for follow-ups; any other failure drops them.
     continuations: !error
       ? continuations
@@ -184,6 +202,41 @@ export async function runJob<P>(
   if (error) log.error({ ...line, err: message }, 'job run failed');
   else log.info(line, 'job run');
   return summary;
+}
+
+/** A job whose config section is absent: nothing runs, nothing is recorded, and retrying cannot help. */
+function notConfigured(job: Job, scope: string): RunSummary {
+  const error = new JobFailedError(`jobs.${job.configKey} is not configured`, { unrecoverable: true });
+  return {
+    job: job.name,
+    scope,
+    runId: undefined,
+    status: 'failed',
+    rowsWritten: 0,
+    requests: 0,
+    computeUnits: 0,
+    durationMs: 0,
+    error,
+    errorMessage: error.message,
+    failure: classifyFailure(error),
+    continuations: [],
+  };
+}
+
+/** The run a stopped worker left `running` says so, rather than `running` for ever. */
+async function markInterrupted(job: string, scope: string, takenOverBy: string, deps: RunDeps) {
+  try {
+    const marked = await failAbandonedRuns(deps.store, {
+      job,
+      scope,
+      at: new Date(deps.clock.now()).toISOString(),
+      error: `interrupted: its worker stopped before the run finished; the job was taken over by ${takenOverBy}`,
+    });
+    if (marked > 0) deps.log.warn({ job, scope, runs: marked }, 'run of a stopped worker marked failed');
+  } catch (err) {
+    // The new run goes ahead: its own row records what happens next.
+    deps.log.warn({ job, scope, err: (err as Error).message }, 'could not mark the stopped run failed');
+  }
 }
 
 function asError(err: unknown): Error {

@@ -6,14 +6,13 @@
  * so a test can create two.
  */
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { findJob } from '../../jobs/index.js';
 import type { Config } from '../config/index.js';
-import type { RunSummary } from '../kernel/run.js';
+import type { JobList, RunSummary } from '../kernel/index.js';
 import type { Role } from '../queue/jobs.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
 import { packageVersion } from '../runtime/version.js';
-import { refreshExportSummaries, type Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
 import type { AttemptEvent } from '../upstream/index.js';
 import { DEFAULT_SERIES_CAP } from './cap.js';
 import { defineExportsCollector } from './collectors/exports.js';
@@ -43,9 +42,7 @@ export interface Metrics {
   readonly registry: Registry;
   /** Wire to the client's `onAttempt`: requests by endpoint and code, retries, 429s, CU, durations. */
   observeAttempt(e: AttemptEvent): void;
-  /** Each `runJob` summary: runs by outcome, failures by reason, rows; after a run of an exports job
-   * (`exports`, `export-poll`), refreshes the export summaries (a few rows, on the worker, never on
-   * a scrape). */
+  /** Each `runJob` summary: runs by outcome, failures by reason (the kernel's classification), rows. */
   observeRun(s: RunSummary): void;
   /** An overlapping slot the scheduler skipped. */
   observeSkippedSlot(job: string): void;
@@ -63,6 +60,8 @@ export interface Metrics {
 export interface MetricsDeps {
   store: Store;
   config: Config;
+  /** Every job the collector knows (jobs/index.ts, from the entry point). */
+  jobs: JobList;
   log: Logger;
   clock: Clock;
   /** The process's `--role`, in `glacier_build_info`. @defaultValue 'all' */
@@ -84,7 +83,7 @@ const DROPPED_DEFAULTS = [
 ];
 
 export function createMetrics(deps: MetricsDeps): Metrics {
-  const { store, config, log } = deps;
+  const { store, config, jobs, log } = deps;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'glacier_' });
   for (const name of DROPPED_DEFAULTS) registry.removeSingleMetric(name);
@@ -108,32 +107,19 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   defineTransactionsCollector(scrape, store);
   defineUsageCollector(scrape, store);
   defineSignaturesCollector(scrape, store, config);
-  // The export summaries are refreshed after an exports run; a scrape waits for a refresh in flight.
-  let refreshing: Promise<void> = Promise.resolve();
-  const refreshExports = () => {
-    refreshing = refreshing
-      .then(() => refreshExportSummaries(store))
-      .catch((err: unknown) => {
-        log.warn({ err: (err as Error).message }, 'could not refresh the export summaries');
-      });
-  };
-  defineExportsCollector(scrape, store, () => refreshing);
-  defineJobsCollector(scrape, store, config);
+  // Read only: the export handlers keep export_summaries current (jobs/exports.ts).
+  defineExportsCollector(scrape, store);
+  defineJobsCollector(scrape, store, config, jobs);
   const readers: ServiceReaders = {};
   defineServiceCollectors(scrape, config.budget, readers);
 
-  const own = createOwnMetrics(registry, configuredJobs(config));
+  const own = createOwnMetrics(registry, configuredJobs(jobs, config));
   const render = createRenderer(registry);
-  // Exports run before this process started (or from the CLI) show from the first scrape on.
-  refreshExports();
 
   return {
     registry,
     observeAttempt: own.observeAttempt,
-    observeRun(s) {
-      own.observeRun(s);
-      if (findJob(s.job)?.configKey === 'exports') refreshExports();
-    },
+    observeRun: own.observeRun,
     observeSkippedSlot: own.observeSkippedSlot,
     setQueueCounts(read) {
       readers.queues = read;

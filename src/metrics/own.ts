@@ -4,47 +4,12 @@
  * first failure shows in `increase()` instead of appearing as a new series at 1.
  */
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { RunSummary } from '../kernel/run.js';
-import {
-  type AttemptEvent,
-  endpointNames,
-  endpoints,
-  PageTokenRepeatedError,
-  UpstreamHttpError,
-  UpstreamNetworkError,
-  UpstreamResponseError,
-} from '../upstream/index.js';
+import type { RunSummary } from '../kernel/index.js';
+import { type AttemptEvent, endpointNames, endpoints } from '../upstream/index.js';
 
 export const OUTCOMES = ['succeeded', 'failed'] as const;
 
-/** Why a run failed, from the first upstream error in its cause chain (a bounded label). */
-export const FAILURE_REASONS = [
-  'rate_limited',
-  'client_error',
-  'server_error',
-  'network',
-  'malformed_response',
-  'aborted',
-  'other',
-] as const;
-export type FailureReason = (typeof FAILURE_REASONS)[number];
-
-export function failureReason(error: unknown): FailureReason {
-  let err = error;
-  for (let depth = 0; err instanceof Error && depth < 5; depth++) {
-    if (err instanceof UpstreamHttpError) {
-      if (err.status === 429) return 'rate_limited';
-      return err.status >= 500 ? 'server_error' : 'client_error';
-    }
-    if (err instanceof UpstreamNetworkError) return 'network';
-    if (err instanceof UpstreamResponseError || err instanceof PageTokenRepeatedError) {
-      return 'malformed_response';
-    }
-    if (err.name === 'AbortError') return 'aborted';
-    err = err.cause;
-  }
-  return 'other';
-}
+export { FAILURE_REASONS, type FailureReason } from '../kernel/index.js';
 
 /**
  * Request durations: the API answers most pages in 0.1–2 s; the rewards and usage endpoints can
@@ -130,7 +95,7 @@ export function createOwnMetrics(registry: Registry, jobs: readonly string[]): O
   return {
     observeRun(s) {
       runs.inc({ job_name: s.job, outcome: s.status });
-      if (s.status === 'failed') failures.inc({ job_name: s.job, reason: failureReason(s.error) });
+      if (s.status === 'failed') failures.inc({ job_name: s.job, reason: s.failure?.reason ?? 'other' });
       rows.inc({ job_name: s.job }, s.rowsWritten);
     },
     observeAttempt(e) {

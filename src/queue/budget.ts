@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
-import type { ComputeUnitBudget, EndpointName } from '../upstream/index.js';
+import { BudgetExhaustedError, type ComputeUnitBudget, type EndpointName } from '../upstream/index.js';
 import { abortableSleep } from '../upstream/wire.js';
 
 /**
@@ -28,20 +28,6 @@ export interface BudgetSnapshot {
   perDay: number;
   remainingMinute: number;
   remainingDay: number;
-}
-
-/** The day's compute units are spent: nothing more is sent until the UTC day turns. */
-export class BudgetExhaustedError extends Error {
-  override readonly name = 'BudgetExhaustedError';
-  constructor(
-    readonly perDay: number,
-    /** Until the next UTC day. */
-    readonly retryAfterMs: number,
-  ) {
-    super(
-      `the compute-unit budget of ${perDay} CU per day is spent; requests resume in ${Math.ceil(retryAfterMs / 60_000)} min (budget.computeUnitsPerDay)`,
-    );
-  }
 }
 
 const MINUTE_MS = 60_000;

@@ -2,22 +2,18 @@ import { hostname } from 'node:os';
 import { type Job as BullJob, type Queue, RateLimitError, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/index.js';
-import type { Job } from '../kernel/job.js';
-import { JobFailedError, type RunJobDeps, type RunSummary, runJob } from '../kernel/run.js';
+import { findJob, type JobList, type RunDeps, type RunSummary, runJob } from '../kernel/index.js';
 import type { Logger } from '../runtime/logger.js';
-import { failAbandonedRuns } from '../store/index.js';
-import { isUnrecoverable, UpstreamHttpError } from '../upstream/index.js';
-import { BudgetExhaustedError } from './budget.js';
 import { QUEUE_NAME, type QueuedJobData, retention, retries } from './jobs.js';
 
 export interface WorkerOptions {
   config: Config;
-  jobs: readonly Job[];
+  jobs: JobList;
   /** A connection with `maxRetriesPerRequest: null` (BullMQ duplicates it for blocking reads). */
   connection: Redis;
   /** Where continuations are added. */
   queue: Queue<QueuedJobData>;
-  deps: RunJobDeps;
+  deps: RunDeps;
   log: Logger;
   onRun?: (summary: RunSummary) => void;
 }
@@ -34,51 +30,39 @@ export interface CollectorWorker {
 }
 
 /**
- * The queue layer: a thin adapter from a BullMQ job to `runJob` (the same handlers and `job_runs`
- * rows as `run <job>`) and from the run's outcome back to BullMQ's vocabulary:
+ * The queue layer: a thin adapter from a BullMQ job to the kernel's `runJob` (the same run path and
+ * `job_runs` rows as `run <job>`) and from the run's classified outcome back to BullMQ's vocabulary:
  * - success: its continuations (an export's next status read) become delayed jobs;
- * - a 429 the call could not wait out, or the day's budget spent: the whole queue is rate limited
- *   for that long (`queue.rateLimit` + `RateLimitError`: the job waits without using an attempt);
- * - what retrying cannot fix (400, 401, 403, 404, a malformed body, an unconfigured job):
- *   `UnrecoverableError`, no further attempt;
- * - anything else: a plain error, retried with backoff (`retries` in jobs.ts).
+ * - `rate-limit` (a 429 the call could not wait out, the day's budget spent): the whole queue is
+ *   rate limited for that long (`queue.rateLimit` + `RateLimitError`: no attempt is used);
+ * - `give-up` (400, 401, 403, 404, a malformed body, an unconfigured job): `UnrecoverableError`;
+ * - `retry`: a plain error, retried with backoff (`retries` in jobs.ts).
  */
 export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
-  const running = new Map<string, AbortController>();
+  let active = 0;
   // Shown as each job's `processedBy`: which host and process runs (or ran) it.
   const workerName = `${hostname()}:${globalThis.process.pid}`;
 
-  async function process(job: BullJob<QueuedJobData>): Promise<Record<string, number>> {
-    const def = o.jobs.find((j) => j.name === job.name);
+  async function process(
+    job: BullJob<QueuedJobData>,
+    _token?: string,
+    signal?: AbortSignal,
+  ): Promise<Record<string, number>> {
+    const def = findJob(o.jobs, job.name);
     if (!def) throw new UnrecoverableError(`unknown job "${job.name}"`);
-    const prepared = def.prepare(o.config, job.data.args);
-    if (!prepared) throw new UnrecoverableError(`jobs.${def.configKey} is not configured`);
-
-    const scope = job.data.slot ? `slot ${job.data.slot}` : `job ${job.id}`;
-    if (job.stalledCounter > 0) {
-      // Taken over from a worker that stopped holding it: the run it started says so, rather than
-      // `running` for ever.
-      const marked = await failAbandonedRuns(o.deps.store, {
-        job: def.name,
-        scope,
-        at: new Date().toISOString(),
-        error: `interrupted: its worker stopped before the run finished; the job was taken over by ${workerName}`,
-      });
-      if (marked > 0)
-        o.log.warn({ job: def.name, scope, runs: marked }, 'run of a stopped worker marked failed');
-    }
-
-    const abort = new AbortController();
-    const key = job.id ?? `${job.name}-${Date.now()}`;
-    running.set(key, abort);
+    active++;
     let summary: RunSummary;
     try {
-      summary = await runJob(def.name, (_: undefined, ctx) => prepared.run(ctx), undefined, o.deps, {
-        scope,
-        signal: abort.signal,
+      summary = await runJob(def, o.deps, {
+        config: o.config,
+        args: job.data.args,
+        scope: job.data.slot ? `slot ${job.data.slot}` : `job ${job.id}`,
+        ...(signal && { signal }),
+        // Taken over from a worker that stopped holding it: the run that worker started says so.
+        ...(job.stalledCounter > 0 && { takenOverBy: workerName }),
       });
     } finally {
-      running.delete(key);
+      active--;
     }
     o.onRun?.(summary);
     for (const c of summary.continuations) {
@@ -122,7 +106,7 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
   let closing: Promise<void> | undefined;
   return {
     worker,
-    active: () => running.size,
+    active: () => active,
     close(graceMs) {
       closing ??= (async () => {
         const closed = worker.close();
@@ -131,11 +115,9 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
           timer = setTimeout(() => resolve('grace'), graceMs);
         });
         if ((await Promise.race([closed.then(() => 'closed' as const), grace])) === 'grace') {
-          o.log.warn(
-            { active: running.size, graceMs },
-            'shutdown grace period over: interrupting active jobs',
-          );
-          for (const abort of running.values()) abort.abort(new Error('interrupted by shutdown'));
+          o.log.warn({ active, graceMs }, 'shutdown grace period over: interrupting active jobs');
+          // Each active processor's signal aborts; its run records "interrupted by shutdown".
+          worker.cancelAllJobs('interrupted by shutdown');
           await closed;
         }
         clearTimeout(timer);
@@ -147,20 +129,20 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
 
 /** The error a failed run gives BullMQ (its message is the scrubbed one job_runs keeps). */
 async function queueError(summary: RunSummary, rateLimit: (ms: number) => Promise<void>): Promise<Error> {
-  const err = summary.error;
   const message = summary.errorMessage ?? 'failed';
-  const waitMs =
-    err instanceof BudgetExhaustedError
-      ? err.retryAfterMs
-      : err instanceof UpstreamHttpError && err.status === 429
-        ? (err.retryAfterMs ?? 60_000)
-        : undefined;
-  if (waitMs !== undefined) {
-    // The whole queue waits, not only this job; the job goes back to waiting without using an attempt.
-    await rateLimit(waitMs);
-    return new RateLimitError(message);
+  const failure = summary.failure ?? { action: 'retry' };
+  switch (failure.action) {
+    case 'rate-limit':
+      // The whole queue waits, not only this job; the job goes back to waiting without using an attempt.
+      await rateLimit(failure.delayMs);
+      return new RateLimitError(message);
+    case 'give-up':
+      return new UnrecoverableError(message);
+    case 'retry':
+      return new Error(message);
+    default: {
+      const never: never = failure;
+      throw new Error(`unknown failure action ${JSON.stringify(never)}`);
+    }
   }
-  const unrecoverable =
-    isUnrecoverable(err) || (err instanceof JobFailedError && err.options.unrecoverable === true);
-  return unrecoverable ? new UnrecoverableError(message) : new Error(message);
 }

@@ -1,6 +1,6 @@
-import { jobs as allJobs } from '../../jobs/index.js';
 import { type Config, printableDatabaseLocation } from '../config/index.js';
 import { forTerminal } from '../escape/terminal.js';
+import type { JobList } from '../kernel/index.js';
 import { readCron } from '../queue/schedule.js';
 import {
   countRowsPerTable,
@@ -69,7 +69,12 @@ export interface JobStatus {
   nextRunAt: string | null;
 }
 
-export async function collectStatus(config: Config, store: Store | undefined, now: Date): Promise<Status> {
+export async function collectStatus(
+  allJobs: JobList,
+  config: Config,
+  store: Store | undefined,
+  now: Date,
+): Promise<Status> {
   const day = now.toISOString().slice(0, 10);
   const [latestRuns, lastSuccesses, spent, tables, unfinished] = store
     ? await Promise.all([

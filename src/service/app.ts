@@ -1,5 +1,5 @@
 import { type Config, databaseLocation, databaseSetting } from '../config/index.js';
-import type { RunJobDeps } from '../kernel/run.js';
+import type { RunDeps } from '../kernel/index.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import { packageVersion } from '../runtime/version.js';
@@ -10,13 +10,15 @@ import {
   createDataApiClient,
   type DataApiClient,
 } from '../upstream/index.js';
+import { createLifecycle, type Lifecycle } from './lifecycle.js';
 
-export interface App extends RunJobDeps {
+export interface App extends RunDeps {
   client: DataApiClient;
   store: Store;
   log: Logger;
   clock: Clock;
-  /** Closes the HTTP connection pool, then the database. */
+  /** Releases what the app opened (the HTTP connection pool, then the database) and whatever else
+   * its lifecycle holds. */
   close(): Promise<void>;
 }
 
@@ -27,16 +29,20 @@ export interface AppOverrides {
   budget?: ComputeUnitBudget;
   /** Also told every upstream attempt (metrics). */
   onAttempt?: (e: AttemptEvent) => void;
+  /** Where the app registers the release of what it opens. @defaultValue a lifecycle of its own */
+  lifecycle?: Lifecycle;
 }
 
 /** The one place that builds the real instances: database (migrated), HTTP client, logger. */
 export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
   const log = overrides.log ?? createLogger({ level: config.logLevel });
   const clock = overrides.clock ?? systemClock;
+  const lifecycle = overrides.lifecycle ?? createLifecycle({ log });
   const store = await openConfiguredStore(config, {
     // A pooled PostgreSQL connection the server dropped while idle: the pool replaces it.
     onIdleError: (err) => log.warn({ err: err.message }, 'an idle database connection failed'),
   });
+  lifecycle.add('database', () => store.close());
   const client = createDataApiClient({
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
@@ -52,7 +58,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       overrides.onAttempt?.(e);
     },
   });
-  let closing: Promise<void> | undefined;
+  lifecycle.add('http agent', () => client.close());
   return {
     client,
     store,
@@ -60,9 +66,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     clock,
     // The API key, and the database password (a connection error may quote the URL it was given).
     secrets: [config.apiKey, databasePassword(config)].filter((s): s is string => Boolean(s)),
-    close() {
-      closing ??= client.close().finally(() => store.close());
-      return closing;
+    close: async () => {
+      await lifecycle.release();
     },
   };
 }

@@ -1,10 +1,8 @@
 import { Queue } from 'bullmq';
-import { jobs } from '../../jobs/index.js';
 import { type Config, printableDatabaseLocation } from '../config/index.js';
-import type { RunSummary } from '../kernel/run.js';
+import type { JobList, RunSummary } from '../kernel/index.js';
 import {
   createMetrics,
-  type HttpServer,
   type Metrics,
   QUEUE_STATES,
   type ReadyReport,
@@ -12,18 +10,21 @@ import {
 } from '../metrics/index.js';
 import { createSharedBudget, type SharedBudget } from '../queue/budget.js';
 import { QUEUE_NAME, type QueuedJobData, type Role } from '../queue/jobs.js';
-import { checkEvictionPolicy, connectRedis, type RedisConnections } from '../queue/redis.js';
-import { createScheduler, type Scheduler } from '../queue/scheduler.js';
-import { type CollectorWorker, createCollectorWorker } from '../queue/worker.js';
+import { checkEvictionPolicy, connectRedis } from '../queue/redis.js';
+import { createScheduler } from '../queue/scheduler.js';
+import { createCollectorWorker } from '../queue/worker.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import { appliedMigrations, checkWritable, shippedMigrations } from '../store/index.js';
 import type { AttemptEvent } from '../upstream/index.js';
 import { type App, createApp } from './app.js';
+import { createLifecycle, type ReleaseReport } from './lifecycle.js';
 
 export { type Role, roles } from '../queue/jobs.js';
 
 export interface ServiceOptions {
+  /** Every job the collector knows (jobs/index.ts, handed over by the entry point). */
+  jobs: JobList;
   role?: Role;
   log?: Logger;
   clock?: Clock;
@@ -44,52 +45,38 @@ export interface Service {
   readonly budget: SharedBudget | undefined;
   readonly metrics: Metrics;
   readiness(): Promise<ReadyReport>;
-  /** Stops the triggers, lets active jobs finish (service.shutdownGrace), then closes everything. */
-  close(): Promise<void>;
+  /**
+   * Stops the triggers, lets active jobs finish (service.shutdownGrace), then closes everything, in
+   * reverse order of opening, within the shutdown deadline: what could not close in time is
+   * abandoned and reported.
+   */
+  close(): Promise<ReleaseReport>;
 }
 
+/** Shutdown ends this long after `service.shutdownGrace` at most, whatever Redis or the database do. */
+export const SHUTDOWN_MARGIN_MS = 10_000;
+
 /**
- * The long-running collector (`start`): owns everything it opens and closes it in reverse order.
+ * The long-running collector (`start`): owns everything it opens, through one lifecycle whose
+ * release steps close it in reverse order.
  *
- * Opening: database (migrated) → Redis connections (in the background: an outage at start is
- * logged once and retried) → shared budget and HTTP client → queue → health server → worker →
- * scheduler. Closing: scheduler triggers → worker (grace period for active jobs) → queue → Redis →
- * HTTP client → health server → database.
+ * Opening: Redis connections (in the background: an outage at start is logged once and retried) →
+ * database (migrated) and HTTP client, with the shared budget → queue → health server → worker →
+ * scheduler. Closing, within `shutdownGrace` + SHUTDOWN_MARGIN_MS: scheduler triggers → worker
+ * (grace period for active jobs, then interrupted) → health server → queue → HTTP client →
+ * database → Redis.
  */
-export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
+export async function startService(config: Config, options: ServiceOptions): Promise<Service> {
   const role = options.role ?? 'all';
   const log = (options.log ?? createLogger({ level: config.logLevel })).child({ role });
   const clock = options.clock ?? systemClock;
   const prefix = config.service.queuePrefix;
-  // Filled as things open; shutdown closes whatever is there, in the order the issue asks for.
-  let scheduler: Scheduler | undefined;
-  let worker: CollectorWorker | undefined;
-  let queue: Queue<QueuedJobData> | undefined;
-  let redis: RedisConnections | undefined;
-  let app: App | undefined;
-  let server: HttpServer | undefined;
-  const shutdown = async () => {
-    const steps: [string, (() => Promise<void> | void) | undefined][] = [
-      ['scheduler', scheduler && (() => scheduler!.stop())],
-      ['worker', worker && (() => worker!.close(config.service.shutdownGrace))],
-      ['queue', queue && (() => queue!.close())],
-      ['redis', redis && (() => redis!.close())],
-      ['http agent', app && (() => app!.client.close())],
-      ['http server', server && (() => server!.close())],
-      ['database', app && (() => app!.store.close())],
-    ];
-    for (const [name, close] of steps) {
-      try {
-        await close?.();
-      } catch (err) {
-        log.warn({ err: (err as Error).message }, `closing the ${name} failed`);
-      }
-    }
-  };
+  const grace = config.service.shutdownGrace;
+  const lifecycle = createLifecycle({ log, deadlineMs: grace + SHUTDOWN_MARGIN_MS });
 
   try {
     const conns = connectRedis(config.redisUrl, log, `glacier-collector:${role}`);
-    redis = conns;
+    lifecycle.add('redis', () => conns.close());
     conns.producer.once('ready', () => {
       void checkEvictionPolicy(conns.producer).then((warning) => warning && log.warn(warning));
     });
@@ -108,24 +95,24 @@ export async function startService(config: Config, options: ServiceOptions = {})
       : undefined;
     // The metrics see every upstream attempt; they are created once the database is migrated.
     let metrics: Metrics | undefined;
-    const theApp = await createApp(config, {
+    const app = await createApp(config, {
       log,
       clock,
+      lifecycle,
       ...(budget && { budget }),
       onAttempt: (e) => {
         metrics?.observeAttempt(e);
         options.onAttempt?.(e);
       },
     });
-    app = theApp;
-    const theMetrics = createMetrics({ store: theApp.store, config, log, clock, role });
-    metrics = theMetrics;
+    metrics = createMetrics({ store: app.store, config, jobs: options.jobs, log, clock, role });
+    const observed = metrics;
 
-    const theQueue = new Queue<QueuedJobData>(QUEUE_NAME, { connection: conns.producer, prefix });
-    theQueue.on('error', () => undefined); // the connection reports outages, once each
-    queue = theQueue;
+    const queue = new Queue<QueuedJobData>(QUEUE_NAME, { connection: conns.producer, prefix });
+    queue.on('error', () => undefined); // the connection reports outages, once each
+    lifecycle.add('queue', () => queue.close(), { timeoutMs: 5_000 });
 
-    const expectedMigrations = shippedMigrations(theApp.store.dialect);
+    const expectedMigrations = shippedMigrations(app.store.dialect);
     const readiness = async (): Promise<ReadyReport> => {
       const checks: ReadyReport['checks'] = {};
       const check = async (name: string, fn: () => Promise<void> | void) => {
@@ -136,9 +123,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
           checks[name] = { ok: false, error: (err as Error).message };
         }
       };
-      await check('database', () => checkWritable(theApp.store));
+      await check('database', () => checkWritable(app.store));
       await check('migrations', async () => {
-        const applied = await appliedMigrations(theApp.store);
+        const applied = await appliedMigrations(app.store);
         if (applied < expectedMigrations) {
           throw new Error(
             `${applied} of ${expectedMigrations} migrations applied; run \`glacier-collector migrate\``,
@@ -149,51 +136,54 @@ export async function startService(config: Config, options: ServiceOptions = {})
       return { ready: Object.values(checks).every((c) => c.ok), checks };
     };
 
-    theMetrics.setReadiness(readiness);
-    theMetrics.setQueueCounts(async () => ({ [QUEUE_NAME]: await theQueue.getJobCounts(...QUEUE_STATES) }));
-    if (budget) theMetrics.setBudget(() => budget.snapshot());
-    const theServer = await startHttpServer({
+    observed.setReadiness(readiness);
+    observed.setQueueCounts(async () => ({ [QUEUE_NAME]: await queue.getJobCounts(...QUEUE_STATES) }));
+    if (budget) observed.setBudget(() => budget.snapshot());
+    const server = await startHttpServer({
       host: config.metricsHost,
       port: config.metricsPort,
       log,
-      metrics: theMetrics,
+      metrics: observed,
       readiness,
       webConfig: config.metricsWebConfig,
     });
-    server = theServer;
+    lifecycle.add('http server', () => server.close());
 
-    if (runsJobs) {
-      worker = createCollectorWorker({
-        config,
-        jobs,
-        connection: conns.worker,
-        queue: theQueue,
-        deps: theApp,
-        log,
-        onRun: (summary) => {
-          theMetrics.observeRun(summary);
-          options.onRun?.(summary);
-        },
-      });
-    }
+    const worker = runsJobs
+      ? createCollectorWorker({
+          config,
+          jobs: options.jobs,
+          connection: conns.worker,
+          queue,
+          deps: app,
+          log,
+          onRun: (summary) => {
+            observed.observeRun(summary);
+            options.onRun?.(summary);
+          },
+        })
+      : undefined;
+    if (worker) lifecycle.add('worker', () => worker.close(grace), { timeoutMs: grace + 5_000 });
     if (role !== 'worker') {
-      scheduler = createScheduler({
+      const scheduler = createScheduler({
         config,
-        jobs,
-        queue: theQueue,
+        jobs: options.jobs,
+        queue,
         log,
         now: () => clock.now(),
         onSkippedSlot: (job) => {
-          theMetrics.observeSkippedSlot(job);
+          observed.observeSkippedSlot(job);
           options.onSkippedSlot?.(job);
         },
       });
       scheduler.start();
+      // Enqueues still in flight when Redis is away would wait for it for ever: they are abandoned.
+      lifecycle.add('scheduler', () => scheduler.stop(), { timeoutMs: 2_000 });
     }
 
     log.info(
       {
-        url: theServer.url,
+        url: server.url,
         redis: conns.where,
         database: printableDatabaseLocation(config),
         concurrency: runsJobs ? config.service.concurrency : 0,
@@ -201,26 +191,29 @@ export async function startService(config: Config, options: ServiceOptions = {})
       `glacier-collector started (role ${role})`,
     );
 
-    let closing: Promise<void> | undefined;
+    let closing: Promise<ReleaseReport> | undefined;
     return {
       role,
-      url: theServer.url,
-      queue: theQueue,
-      app: theApp,
+      url: server.url,
+      queue,
+      app,
       budget,
-      metrics: theMetrics,
+      metrics: observed,
       readiness,
       close() {
         closing ??= (async () => {
           log.info({ active: worker?.active() ?? 0 }, 'shutting down');
-          await shutdown();
-          log.info('stopped');
+          const report = await lifecycle.release();
+          if (report.abandoned.length > 0) {
+            log.warn({ abandoned: report.abandoned }, 'stopped, abandoning what did not close in time');
+          } else log.info('stopped');
+          return report;
         })();
         return closing;
       },
     };
   } catch (err) {
-    await shutdown();
+    await lifecycle.release();
     throw err;
   }
 }

@@ -15,8 +15,10 @@
  * the rows really inserted: a row skipped by ON CONFLICT DO NOTHING fires no row trigger); the
  * others are recomputed from the copied rows once every table is done.
  */
+
 import { getTableColumns, getTableName, is } from 'drizzle-orm';
 import { getTableConfig, SQLiteInteger, type SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { statementsOf } from './dialects/index.js';
 import { DatabaseWriteError, databaseProblem } from './errors.js';
 import {
   exportStatusCounts,
@@ -172,13 +174,10 @@ async function copyTable(
     onProgress?.({ table: name, total, read, inserted, done });
     if (done) break;
   }
-  if (to.dialect === 'postgres' && key.length === 1 && key[0]!.autoIncrement) {
-    // The ids were copied as they were (the identity is BY DEFAULT): the sequence starts past them.
+  if (key.length === 1 && key[0]!.autoIncrement) {
     // Every time, not only when rows were inserted: an interrupted run may have inserted them.
-    await on('target', to, `moving the ${name} id sequence`, () =>
-      to.run(
-        `SELECT setval(pg_get_serial_sequence('${name}', '${key[0]!.name}'), max("${key[0]!.name}")) FROM "${name}"`,
-      ),
+    await on('target', to, `moving the ${name} ids on`, () =>
+      statementsOf(to).afterCopyWithIds(to, name, key[0]!.name),
     );
   }
   return { table: name, read, inserted };

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { statementsOf } from './dialects/index.js';
 import { syncState } from './schema.js';
 import type { Sql } from './sql.js';
 import { createUpsert } from './upsert.js';
@@ -49,20 +50,8 @@ export async function advanceCursor(
   next: unknown,
   at: string,
 ): Promise<boolean> {
-  if (sql.dialect === 'postgres') {
-    // One statement: jsonb compares by value (key order, spacing), as isDeepStrictEqual does below.
-    const moved =
-      expected === undefined
-        ? await sql.run(
-            'INSERT INTO sync_state (job, scope, cursor, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
-            [job, scope, JSON.stringify(next), at],
-          )
-        : await sql.run(
-            'UPDATE sync_state SET cursor = ?, updated_at = ? WHERE job = ? AND scope = ? AND cursor = ?::jsonb',
-            [JSON.stringify(next), at, job, scope, JSON.stringify(expected)],
-          );
-    return moved === 1;
-  }
+  const cas = statementsOf(sql).compareAndSwapCursor;
+  if (cas) return cas(sql, { job, scope, expected, next, at });
   const stored = await readCursor(sql, job, scope);
   // As stored: JSON drops undefined members.
   const want: unknown = expected === undefined ? undefined : JSON.parse(JSON.stringify(expected));

@@ -1,7 +1,7 @@
 import { getTableColumns } from 'drizzle-orm';
+import { statementsOf } from './dialects/index.js';
 import { exportedTransactions } from './schema.js';
 import type { Sql, Store } from './sql.js';
-import { sqliteConnection } from './sqlite.js';
 
 export type ExportedTransactionRow = typeof exportedTransactions.$inferInsert;
 export type ExportedColumn = keyof ExportedTransactionRow & string;
@@ -23,36 +23,14 @@ export interface ExportedTransactionsWriter {
   ): Promise<number>;
 }
 
-/** PostgreSQL's limit of parameters per statement. */
-const MAX_PARAMETERS = 65_535;
-
 /**
  * Inserts rows with ON CONFLICT DO NOTHING, so a row already loaded (a re-load, an overlapping
- * window) is skipped on its natural key. SQLite: one prepared single-row INSERT per row inside the
- * batch's transaction, as cheap as a raw insert (a multi-row statement needs a statement journal);
- * PostgreSQL: multi-row statements, a round trip per few thousand rows.
+ * window) is skipped on its natural key (each dialect's fastest way: src/store/dialects/).
  */
 export function createExportedTransactionsWriter(store: Store): ExportedTransactionsWriter {
   const columns = Object.values(getTableColumns(exportedTransactions)).map((c) => `"${c.name}"`);
-  const row = `(${columns.map(() => '?').join(',')})`;
-  const insertText = (n: number) =>
-    `INSERT INTO exported_transactions (${columns.join(',')}) VALUES ${Array.from({ length: n }, () => row).join(',')}
-     ON CONFLICT DO NOTHING`;
-  const perStatement = Math.floor(MAX_PARAMETERS / columns.length);
-  const insertAll = async (tx: Sql, rows: readonly unknown[][]) => {
-    const db = sqliteConnection(tx);
-    let added = 0;
-    if (db) {
-      const insert = db.prepare(insertText(1));
-      for (const r of rows) added += insert.run(r).changes;
-      return added;
-    }
-    for (let start = 0; start < rows.length; start += perStatement) {
-      const chunk = rows.slice(start, start + perStatement);
-      added += await tx.run(insertText(chunk.length), chunk.flat());
-    }
-    return added;
-  };
+  const insertAll = (tx: Sql, rows: readonly unknown[][]) =>
+    statementsOf(tx).insertIgnoringConflicts(tx, 'exported_transactions', columns, rows);
   return {
     insert: (rows) => store.transaction((tx) => insertAll(tx, rows)),
     finish: (rows, file) =>

@@ -1,6 +1,7 @@
-import { accessSync, constants, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import type { Store } from './sql.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { statementsOf } from './dialects/index.js';
+import type { Sql, Store } from './sql.js';
 import { migrationsFolder } from './sqlite.js';
 
 /**
@@ -8,17 +9,7 @@ import { migrationsFolder } from './sqlite.js';
  * and journal files); PostgreSQL, a read-only server (a standby) or a user without INSERT rights.
  */
 export async function checkWritable(store: Store): Promise<void> {
-  if (store.dialect === 'sqlite') {
-    if (store.location === ':memory:') return;
-    accessSync(store.location, constants.R_OK | constants.W_OK);
-    accessSync(dirname(store.location), constants.W_OK);
-    return;
-  }
-  const row = await store.get<{ standby: boolean; insert: boolean }>(
-    "SELECT pg_is_in_recovery() AS standby, has_table_privilege('job_runs', 'INSERT') AS insert",
-  );
-  if (row?.standby) throw new Error('the PostgreSQL server is a read-only standby');
-  if (!row?.insert) throw new Error('the database user may not insert into job_runs');
+  await statementsOf(store).checkWritable(store);
 }
 
 /** How many migrations this version ships for `dialect` (its drizzle journal): read it once. */
@@ -33,12 +24,11 @@ export function shippedMigrations(dialect: Store['dialect']): number {
 
 /** Migrations applied to the store (0 before its first migration). */
 export async function appliedMigrations(store: Store): Promise<number> {
-  const exists =
-    store.dialect === 'sqlite'
-      ? await store.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
-      : await store
-          .get("SELECT to_regclass('__drizzle_migrations') IS NOT NULL AS found")
-          .then((r) => ((r as { found: boolean } | undefined)?.found ? r : undefined));
-  if (!exists) return 0;
+  if (!(await statementsOf(store).hasTable(store, '__drizzle_migrations'))) return 0;
   return Number((await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM __drizzle_migrations'))?.n ?? 0);
+}
+
+/** Whether the store holds a table of that name (the collector's tables exist once migrated). */
+export function hasTable(sql: Sql, name: string): Promise<boolean> {
+  return statementsOf(sql).hasTable(sql, name);
 }

@@ -2,19 +2,18 @@ export * from './cursors.js';
 export { DatabaseOpenError, DatabaseWriteError } from './errors.js';
 export * from './exported-transactions.js';
 export * from './exports.js';
-export { appliedMigrations, checkWritable, shippedMigrations } from './health.js';
+export { appliedMigrations, checkWritable, hasTable, shippedMigrations } from './health.js';
 export * from './job-runs.js';
 export { type OpenStoreOptions, openStore } from './open.js';
 export * from './rewards.js';
 export * as tables from './schema.js';
 export * from './signatures.js';
-export {
-  type Dialect,
-  isPostgresUrl,
-  maskDatabaseUrl,
-  type Sql,
-  type Store,
-  type TransactionOptions,
+export type {
+  Dialect,
+  Sql,
+  Store,
+  StoreLocation,
+  TransactionOptions,
 } from './sql.js';
 export { migrationsFolder, sqliteConnection } from './sqlite.js';
 export * from './summaries.js';

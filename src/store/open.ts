@@ -1,5 +1,5 @@
 import { openPostgresStore } from './postgres.js';
-import { isPostgresUrl, type Store } from './sql.js';
+import type { Store, StoreLocation } from './sql.js';
 import { openSqliteStore } from './sqlite.js';
 
 export interface OpenStoreOptions {
@@ -13,11 +13,8 @@ export interface OpenStoreOptions {
   onIdleError?: (err: Error) => void;
 }
 
-/**
- * Opens the store at `location` and migrates it: a PostgreSQL URL (`postgres://…`) or a SQLite file
- * path (created if needed).
- */
-export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<Store> {
-  if (isPostgresUrl(location)) return openPostgresStore(location, options);
-  return openSqliteStore(location, options);
+/** Opens the store at `location` and migrates it: a PostgreSQL database, or a SQLite file (created if needed). */
+export async function openStore(location: StoreLocation, options: OpenStoreOptions = {}): Promise<Store> {
+  if (location.kind === 'postgres') return openPostgresStore(location.url, location.printable, options);
+  return openSqliteStore(location.path, options);
 }

@@ -2,7 +2,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { DatabaseOpenError } from './errors.js';
-import { MAX_CACHED_STATEMENTS, maskDatabaseUrl, numberPlaceholders, type Sql, type Store } from './sql.js';
+import { MAX_CACHED_STATEMENTS, numberPlaceholders, type Sql, type Store } from './sql.js';
 import { migrationsFolder } from './sqlite.js';
 
 export interface OpenPostgresOptions {
@@ -44,8 +44,12 @@ const types = {
  * Connects a pool to the PostgreSQL of `url` and migrates its schema (the search_path's first
  * schema: `?options=-c%20search_path%3Dcollector` picks another than `public`).
  */
-export async function openPostgresStore(url: string, options: OpenPostgresOptions = {}): Promise<Store> {
-  const location = maskDatabaseUrl(url);
+export async function openPostgresStore(
+  url: string,
+  /** The URL with its password masked: what errors and `status` show. */
+  location: string,
+  options: OpenPostgresOptions = {},
+): Promise<Store> {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,

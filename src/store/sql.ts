@@ -11,9 +11,15 @@
  * decimals (`numeric` there, TEXT here) as strings, times (`timestamptz` there) as ISO-8601 UTC
  * text, JSON (`jsonb` there) as its text.
  */
-import { maskUrlPassword } from '../config/url-password.js';
-
 export type Dialect = 'sqlite' | 'postgres';
+
+/**
+ * Where a store is, as the config resolved it (src/config/database.ts reads DATABASE_URL and
+ * DATABASE_PATH): a SQLite file, or a PostgreSQL URL with its printable (password-masked) form.
+ */
+export type StoreLocation =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string; printable: string };
 
 export interface TransactionOptions {
   /**
@@ -66,17 +72,6 @@ export function numberPlaceholders(text: string): string {
     out += ch;
   }
   return out;
-}
-
-/** True for a `postgres://` or `postgresql://` URL (DATABASE_URL), false for a SQLite path. */
-export function isPostgresUrl(location: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(location);
-}
-
-/** A PostgreSQL URL with its password replaced by `***` (for logs, errors, `status`). */
-export function maskDatabaseUrl(url: string): string {
-  // Not a URL: hide whatever sits between "://user:" and "@".
-  return maskUrlPassword(url) ?? url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
 }
 
 /**

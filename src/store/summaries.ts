@@ -4,6 +4,7 @@
  * transactions page summary (called by `upsertTransactions`), the export summaries (after an
  * exports run) and the rebuild; never during a scrape.
  */
+import { statementsOf } from './dialects/index.js';
 import type { supplySnapshots } from './schema.js';
 import type { Sql } from './sql.js';
 
@@ -46,7 +47,7 @@ export async function withTransactionSummary<T>(
   rows: readonly { network: string; chainId: string; txHash: string; blockTimestamp: number }[],
   write: () => Promise<T>,
 ): Promise<T> {
-  if (sql.dialect === 'postgres') return write();
+  if (statementsOf(sql).triggersKeepTransactionSummaries) return write();
   const perChain = new Map<string, { network: string; chainId: string; fresh: number; newest: number }>();
   for (const row of rows) {
     const key = `${row.network}\n${row.chainId}`;
@@ -141,21 +142,19 @@ export async function readRewardTotals(
   currency: string,
   subjects: readonly { kind: RewardSubjectKind; subject: string }[],
 ): Promise<RewardTotals[]> {
-  // A list parameter: a JSON array for SQLite's json_each, an array for PostgreSQL's ANY.
-  const inList =
-    sql.dialect === 'postgres' ? 's.subject = ANY(?)' : 's.subject IN (SELECT value FROM json_each(?))';
   const out: RewardTotals[] = [];
   for (const kind of ['address', 'node_id'] as const) {
     const ofKind = subjects.filter((s) => s.kind === kind).map((s) => s.subject);
     if (ofKind.length === 0) continue;
+    const inList = statementsOf(sql).inList('s.subject', ofKind);
     const rows = await sql.all<Omit<RewardTotals, 'subjectKind'>>(
       `SELECT s.subject, s.reward_type AS "rewardType", s.rewards, CAST(s.amount AS TEXT) AS amount,
          coalesce(v.value, 0.0) AS value, s.newest_end_timestamp AS "newestEndTimestamp"
        FROM reward_summaries s
        LEFT JOIN reward_value_summaries v ON v.network = s.network AND v.subject_kind = s.subject_kind
          AND v.subject = s.subject AND v.reward_type = s.reward_type AND v.currency = ?
-       WHERE s.network = ? AND s.subject_kind = ? AND ${inList} AND s.rewards > 0`,
-      [currency, network, kind, sql.dialect === 'postgres' ? ofKind : JSON.stringify(ofKind)],
+       WHERE s.network = ? AND s.subject_kind = ? AND ${inList.clause} AND s.rewards > 0`,
+      [currency, network, kind, inList.param],
     );
     for (const row of rows) out.push({ ...row, subjectKind: kind });
   }

@@ -1,8 +1,7 @@
-import type Database from 'better-sqlite3';
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { statementsOf } from './dialects/index.js';
 import type { Sql } from './sql.js';
-import { sqliteConnection } from './sqlite.js';
 import { postgresColumnTypes } from './tables.js';
 
 /**
@@ -40,6 +39,28 @@ export interface UpsertSpec<T extends SQLiteTable> {
 /** Writes `rows` through `sql` (the page's transaction); returns how many were new or changed (not those only touched). */
 export type Upsert<T extends SQLiteTable> = (sql: Sql, rows: readonly T['$inferInsert'][]) => Promise<number>;
 
+/**
+ * What both dialects need to write a page of one table, built once from its Drizzle definition;
+ * each dialect (src/store/dialects/) compiles its own statements from it, once.
+ */
+export interface UpsertPlan {
+  /** Quoted: `"transactions"`. */
+  tableName: string;
+  /** The row objects' property of each column, in column order. */
+  props: string[];
+  /** Quoted column names, comma-separated, in column order. */
+  columnList: string;
+  /** `ON CONFLICT (…) DO UPDATE SET … WHERE … IS DISTINCT FROM …` (or `DO NOTHING`). */
+  conflict: string;
+  /** The natural key: properties and quoted names. */
+  key: string[];
+  keyNames: string[];
+  /** The touched column (`last_seen_at`): its property and quoted name. */
+  touch: { prop: string; name: string } | undefined;
+  /** PostgreSQL's type of a property's column (`text`, `numeric`, `bigint`…). */
+  pgTypeOf: (prop: string) => string;
+}
+
 export function createUpsert<T extends SQLiteTable>(table: T, spec: UpsertSpec<T>): Upsert<T> {
   const columns = Object.entries(getTableColumns(table)).map(([prop, col]) => ({ prop, name: col.name }));
   const nameOf = (prop: string) => {
@@ -58,115 +79,21 @@ export function createUpsert<T extends SQLiteTable>(table: T, spec: UpsertSpec<T
       ? `COALESCE(excluded.${nameOf(p)}, ${tableName}.${nameOf(p)})`
       : `excluded.${nameOf(p)}`;
   const set = [...update, ...(spec.touch ? [spec.touch] : [])].map((p) => `${nameOf(p)} = ${incoming(p)}`);
-  const conflict =
-    update.length === 0
-      ? `ON CONFLICT (${keyNames.join(',')}) DO NOTHING`
-      : `ON CONFLICT (${keyNames.join(',')}) DO UPDATE SET ${set.join(', ')} WHERE ${compare
-          .map((p) => `${tableName}.${nameOf(p)} IS DISTINCT FROM ${incoming(p)}`)
-          .join(' OR ')}`;
-  const columnList = columns.map((c) => `"${c.name}"`).join(',');
-  const row = `(${columns.map(() => '?').join(',')})`;
-  const props = columns.map((c) => c.prop);
-  const touchProps = spec.touch ? [spec.touch, ...spec.key] : [];
-
-  // SQLite: prepared once per connection.
-  const prepared = new WeakMap<
-    Database.Database,
-    { upsert: Database.Statement; touch?: Database.Statement }
-  >();
-  const sqliteStatements = (db: Database.Database) => {
-    let found = prepared.get(db);
-    if (!found) {
-      found = {
-        upsert: db.prepare(`INSERT INTO ${tableName} (${columnList}) VALUES ${row} ${conflict}`),
-        ...(spec.touch && {
-          touch: db.prepare(
-            `UPDATE ${tableName} SET ${nameOf(spec.touch)} = ? WHERE ${keyNames.map((k) => `${k} = ?`).join(' AND ')}`,
-          ),
-        }),
-      };
-      prepared.set(db, found);
-    }
-    return found;
+  const plan: UpsertPlan = {
+    tableName,
+    props: columns.map((c) => c.prop),
+    columnList: columns.map((c) => `"${c.name}"`).join(','),
+    conflict:
+      update.length === 0
+        ? `ON CONFLICT (${keyNames.join(',')}) DO NOTHING`
+        : `ON CONFLICT (${keyNames.join(',')}) DO UPDATE SET ${set.join(', ')} WHERE ${compare
+            .map((p) => `${tableName}.${nameOf(p)} IS DISTINCT FROM ${incoming(p)}`)
+            .join(' OR ')}`,
+    key: [...spec.key],
+    keyNames,
+    touch: spec.touch ? { prop: spec.touch, name: nameOf(spec.touch) } : undefined,
+    pgTypeOf: postgresColumnTypes(table),
   };
-  // Reused for every row: better-sqlite3 copies the values when it binds them.
-  const params: unknown[] = new Array(props.length);
-  const touchParams: unknown[] = new Array(touchProps.length);
-  const upsertSqlite = (db: Database.Database, rows: readonly T['$inferInsert'][]) => {
-    const { upsert, touch } = sqliteStatements(db);
-    let changes = 0;
-    for (const row of rows) {
-      const record = row as Record<string, unknown>;
-      for (let i = 0; i < props.length; i++) params[i] = record[props[i]!] ?? null;
-      const written = upsert.run(params).changes;
-      changes += written;
-      if (written === 0 && touch) {
-        for (let i = 0; i < touchProps.length; i++) touchParams[i] = record[touchProps[i]!] ?? null;
-        touch.run(touchParams);
-      }
-    }
-    return changes;
-  };
-
-  const keyOf = (record: Record<string, unknown>) => spec.key.map((k) => String(record[k])).join('\u0000');
-  // PostgreSQL: the rows go as one array per column, unnested: one short statement text whatever the
-  // number of rows (parsed and planned once per connection, see postgres.ts), and no parameter limit.
-  const pgType = postgresColumnTypes(table);
-  const arrays = (of: string[]) => of.map((p) => `?::${pgType(p)}[]`).join(', ');
-  const touch = spec.touch;
-  const pgUpsert = `INSERT INTO ${tableName} (${columnList}) SELECT * FROM unnest(${arrays(props)}) ${conflict}`;
-  // Rows the upsert inserted or rewrote carry the incoming value already: they are skipped by the
-  // IS DISTINCT FROM, and the UPDATE only writes the rows seen again unchanged.
-  const pgTouch =
-    touch &&
-    `UPDATE ${tableName} t SET ${nameOf(touch)} = k.v FROM unnest(${arrays(touchProps)}) AS k(v, ${spec.key
-      .map((_k, i) => `k${i}`)
-      .join(', ')}) WHERE (${keyNames.map((k) => `t.${k}`).join(', ')}) = (${spec.key
-      .map((_k, i) => `k.k${i}`)
-      .join(', ')}) AND t.${nameOf(touch)} IS DISTINCT FROM k.v`;
-  const upsertPostgres = async (sql: Sql, rows: readonly T['$inferInsert'][]) => {
-    const unique = new Map<string, Record<string, unknown>>();
-    for (const r of rows) {
-      const record = r as Record<string, unknown>;
-      unique.set(keyOf(record), record); // a key repeated in the page: its last row wins
-    }
-    // In key order: two hosts upserting overlapping pages lock their rows in the same order, and one
-    // waits for the other instead of deadlocking.
-    const keys = [...unique.keys()].sort();
-    const records = keys.map((k) => unique.get(k)!);
-    const columnsOf = (of: string[], rs: Record<string, unknown>[]) => of.map((p) => arrayLiteral(rs, p));
-    const written = await sql.run(pgUpsert, columnsOf(props, records));
-    // Every row new or changed (a page read for the first time): none left to touch.
-    if (pgTouch && written < records.length) await sql.run(pgTouch, columnsOf(touchProps, records));
-    return written;
-  };
-
-  return async (sql, rows) => {
-    if (rows.length === 0) return 0;
-    const db = sqliteConnection(sql);
-    return db ? upsertSqlite(db, rows) : upsertPostgres(sql, rows);
-  };
+  return async (sql, rows) =>
+    rows.length === 0 ? 0 : statementsOf(sql).upsert(sql, plan, rows as readonly Record<string, unknown>[]);
 }
-
-/**
- * The column `prop` of `rows` as a PostgreSQL array literal (`{"a",NULL,"b"}`), what node-postgres
- * would send for a JS array, built in one pass: its own serializer (two regular expressions per
- * element) was a fifth of the client's time per page.
- */
-function arrayLiteral(rows: readonly Record<string, unknown>[], prop: string): string {
-  let out = '{';
-  for (let i = 0; i < rows.length; i++) {
-    if (i > 0) out += ',';
-    const value = rows[i]![prop];
-    if (value === null || value === undefined) out += 'NULL';
-    else if (typeof value === 'string')
-      out += NEEDS_ESCAPE.test(value) ? `"${value.replace(ESCAPED, '\\$&')}"` : `"${value}"`;
-    else if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean')
-      out += String(value);
-    else throw new TypeError(`${prop}: cannot send a ${typeof value} in an array`);
-  }
-  return `${out}}`;
-}
-
-const NEEDS_ESCAPE = /["\\]/;
-const ESCAPED = /["\\]/g;

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import cliProgress from 'cli-progress';
 import type { LevelWithSilent } from 'pino';
-import { type ProgressSink, silentProgress } from '../kernel/run.js';
+import { type ProgressSink, silentProgress } from '../kernel/index.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 
 /**

@@ -141,6 +141,20 @@ export class PageTokenRepeatedError extends Error {
   }
 }
 
+/** The day's compute units are spent: nothing more is sent until the UTC day turns. */
+export class BudgetExhaustedError extends Error {
+  override readonly name = 'BudgetExhaustedError';
+  constructor(
+    readonly perDay: number,
+    /** Until the next UTC day. */
+    readonly retryAfterMs: number,
+  ) {
+    super(
+      `the compute-unit budget of ${perDay} CU per day is spent; requests resume in ${Math.ceil(retryAfterMs / 60_000)} min (budget.computeUnitsPerDay)`,
+    );
+  }
+}
+
 /**
  * True when retrying the same request cannot succeed, so the queue should not retry the job:
  * a 3xx (the client follows no redirects) or 4xx other than 408 and 429 (bad parameters, bad or

@@ -13,6 +13,7 @@ export {
 export * from './endpoints.js';
 export * from './enums.js';
 export {
+  BudgetExhaustedError,
   isUnrecoverable,
   type MalformedKind,
   PageTokenRepeatedError,

@@ -11,10 +11,9 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ExportsPayload, exportsJob } from '../../jobs/exports.js';
-import { findJob } from '../../jobs/index.js';
+import { jobs as allJobs } from '../../jobs/index.js';
 import { loadConfig } from '../../src/config/index.js';
-import { runJob } from '../../src/kernel/run.js';
+import { findJob, runJob } from '../../src/kernel/index.js';
 import { createMetrics } from '../../src/metrics/index.js';
 import { collectStatus, formatStatus } from '../../src/report/status.js';
 import { createManualClock, type ManualClock } from '../../src/runtime/clock.js';
@@ -22,6 +21,7 @@ import { createLogger } from '../../src/runtime/logger.js';
 import { formatTable } from '../../src/terminal/text-table.js';
 import { createDataApiClient } from '../../src/upstream/index.js';
 import { evmExportPayload, T0 } from '../support/collector.js';
+import { runExports, type TestExportsPayload } from '../support/exports.js';
 import {
   type HostileApi,
   operation,
@@ -49,8 +49,8 @@ interface Rig {
   api: HostileApi;
   db: TestStore;
   directory: string;
-  payload: ExportsPayload;
-  run: (payload?: ExportsPayload) => ReturnType<typeof runJob>;
+  payload: TestExportsPayload;
+  run: (payload?: TestExportsPayload) => ReturnType<typeof runJob>;
   count: (sql: string) => Promise<number>;
   logs: () => string;
   /** Runs another job as the worker does, configured by `jobs` (a config file's `jobs` section). */
@@ -58,7 +58,7 @@ interface Rig {
   clock: ManualClock;
 }
 
-async function rig(routes: Routes, payload: Partial<ExportsPayload> = {}): Promise<Rig> {
+async function rig(routes: Routes, payload: Partial<TestExportsPayload> = {}): Promise<Rig> {
   const api = await startHostileApi(routes);
   cleanups.push(api.close);
   const db = await testStore();
@@ -82,15 +82,15 @@ async function rig(routes: Routes, payload: Partial<ExportsPayload> = {}): Promi
     db,
     directory,
     payload: full,
-    run: (p = full) => runJob('exports', exportsJob, p, deps),
+    run: (p = full) => runExports(deps, p),
     count: async (sql) => (await db.store.get<{ n: number }>(sql))!.n,
     logs,
     clock,
     runConfigured: (job, jobs) => {
       const config = loadConfig({ env: {}, cwd: '/nonexistent', file: { jobs } });
-      const prepared = findJob(job)?.prepare(config, {});
-      if (!prepared) throw new Error(`${job} is not configured`);
-      return runJob(job, (_: undefined, ctx) => prepared.run(ctx), undefined, deps);
+      const def = findJob(allJobs, job);
+      if (!def) throw new Error(`no job ${job}`);
+      return runJob(def, deps, { config });
     },
   };
 }
@@ -218,7 +218,7 @@ describe('hostile upstream: text that reaches a sink', () => {
       cwd: '/nonexistent',
       file: { jobs: { exports: { schedule: '0 3 * * *', definitions: r.payload.definitions } } },
     });
-    const text = formatStatus(await collectStatus(config, r.db.store, new Date(T0)));
+    const text = formatStatus(await collectStatus(allJobs, config, r.db.store, new Date(T0)));
     expect(text).toContain('exports failed:');
     expect(text).toContain('is not allowed \\x1b[2J');
     // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting their absence
@@ -292,7 +292,7 @@ describe('hostile upstream: metric labels', () => {
     expect(run.status).toBe('succeeded');
     const { log, text } = captureLog('info');
     const config = loadConfig({ env: {}, cwd: '/nonexistent', file: { jobs: { usageMetrics } } });
-    const metrics = createMetrics({ store: r.db.store, config, log, clock: r.clock });
+    const metrics = createMetrics({ store: r.db.store, config, log, clock: r.clock, jobs: allJobs });
     for (let scrape = 0; scrape < 2; scrape++) {
       const body = (await metrics.expose()).body;
       expect(body.length).toBeLessThan(100_000);

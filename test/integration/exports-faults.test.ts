@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ExportsPayload } from '../../jobs/exports.js';
 import { exportFilePath } from '../../src/exports/files.js';
 import { exportRequest, requestHash, windowDates } from '../../src/exports/requests.js';
-import type { Continuation, ProgressSink } from '../../src/kernel/run.js';
+import type { Continuation, ProgressSink } from '../../src/kernel/index.js';
 import type { SimulatorOptions } from '../../src/simulator/index.js';
 import { claimExportWindow, type ExportOperationRow, getExportOperation } from '../../src/store/index.js';
 import { type Collector, evmExportPayload, startCollector } from '../support/collector.js';

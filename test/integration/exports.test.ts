@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { storeLocation } from '../../src/config/index.js';
 import { loadExportFile } from '../../src/exports/csv-load.js';
-import type { Continuation } from '../../src/kernel/run.js';
+import type { Continuation } from '../../src/kernel/index.js';
 import { type Collector, evmExportPayload, startCollector } from '../support/collector.js';
 import {
   count,
@@ -239,14 +240,14 @@ describe('exports: queue-shaped handlers', () => {
     });
     const payload = queuePayload(evmExportPayload(dir));
     const { openStore } = await import('../../src/store/index.js');
-    const other = await openStore(c.location);
+    const other = await openStore(storeLocation(c.location));
     try {
       const [a, b] = await Promise.all([
         runExportsPass(c, payload),
         (async () => {
-          const { runJob } = await import('../../src/kernel/run.js');
+          const { runHandler } = await import('../../src/kernel/index.js');
           const { exportsJob } = await import('../../jobs/exports.js');
-          return runJob('exports', exportsJob, payload, { ...c.deps, store: other });
+          return runHandler('exports', exportsJob, payload, { ...c.deps, store: other });
         })(),
       ]);
       expect(a.status).toBe('succeeded');

@@ -5,7 +5,7 @@ import { supply } from '../../jobs/supply.js';
 import { transactions } from '../../jobs/transactions.js';
 import { usageMetrics } from '../../jobs/usage-metrics.js';
 import { demoAddress, demoCb58, demoNodeId } from '../../src/commands/demo-config.js';
-import { type JobHandler, runJob } from '../../src/kernel/run.js';
+import { type JobHandler, runHandler } from '../../src/kernel/index.js';
 import { type Collector, requestCount, startCollector } from '../support/collector.js';
 
 let collector: Collector | undefined;
@@ -20,7 +20,7 @@ async function setup(options?: Parameters<typeof startCollector>[0]) {
 }
 
 function run<P>(c: Collector, name: string, handler: JobHandler<P>, payload: P) {
-  return runJob(name, handler, payload, c.deps);
+  return runHandler(name, handler, payload, c.deps);
 }
 
 const rowsOf = (c: Collector, sql: string) => c.store.all<Record<string, unknown>>(sql);

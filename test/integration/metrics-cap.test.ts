@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { jobs } from '../../jobs/index.js';
 import { demoAddress, demoNodeId } from '../../src/commands/demo-config.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createMetrics, DEFAULT_SERIES_CAP } from '../../src/metrics/index.js';
@@ -37,7 +38,7 @@ describe('metrics cardinality cap', () => {
       }
     });
     const { log, text: logText } = captureLog('info');
-    const metrics = createMetrics({ store: db.store, config, log, clock: createManualClock(0) });
+    const metrics = createMetrics({ store: db.store, config, jobs, log, clock: createManualClock(0) });
     for (let scrape = 0; scrape < 2; scrape++) {
       const families = parseExposition((await metrics.expose()).body);
       const avax = samples(families, 'glacier_rewards_received_avax');

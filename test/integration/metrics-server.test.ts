@@ -1,5 +1,6 @@
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { jobs } from '../../jobs/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createMetrics, type Readiness } from '../../src/metrics/index.js';
 import { type HttpServer, startHttpServer } from '../../src/metrics/server.js';
@@ -22,7 +23,7 @@ afterEach(async () => {
 async function newMetrics() {
   const db = await testStore();
   closers.push(db.cleanup);
-  return createMetrics({ store: db.store, config, log, clock: createManualClock(0) });
+  return createMetrics({ store: db.store, config, jobs, log, clock: createManualClock(0) });
 }
 
 async function serve(options: { readiness?: () => Promise<Readiness>; readinessTimeoutMs?: number } = {}) {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterEach, describe, expect, it } from 'vitest';
+import { storeLocation } from '../../src/config/index.js';
 import {
   finishJobRun,
   migrationsFolder,
@@ -307,7 +308,7 @@ describe('metrics summaries', () => {
       }
       writeFileSync(join(first, 'meta', '_journal.json'), JSON.stringify(journal));
       const path = join(dir, 'old.db');
-      const old = await openStore(path, { migrate: false });
+      const old = await openStore(storeLocation(path), { migrate: false });
       migrate(drizzle(sqliteConnection(old)!), { migrationsFolder: first });
       expect(await all(old, "SELECT name FROM sqlite_master WHERE name = 'transaction_summaries'")).toEqual(
         [],
@@ -340,7 +341,7 @@ describe('metrics summaries', () => {
       });
       await old.close();
 
-      const upgraded = await openStore(path);
+      const upgraded = await openStore(storeLocation(path));
       cleanups.push(() => upgraded.close());
       expect(await txSummary(upgraded)).toEqual(await txTruth(upgraded));
       await expectRewardSummaryRight(upgraded);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobs } from '../../jobs/index.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { createMetrics } from '../../src/metrics/index.js';
 import { type HttpServer, startHttpServer } from '../../src/metrics/server.js';
@@ -82,7 +83,7 @@ beforeAll(async () => {
   cleanups.push(db.cleanup);
   const config = loadConfig({ env: {}, cwd: '/nonexistent', file: {} });
   const { log } = captureLog('info');
-  const metrics = createMetrics({ store: db.store, config, log, clock: createManualClock(0) });
+  const metrics = createMetrics({ store: db.store, config, log, clock: createManualClock(0), jobs });
   server = await startHttpServer({
     host: '127.0.0.1',
     port: 0,

@@ -4,7 +4,6 @@ import { getTableColumns, getTableName, is } from 'drizzle-orm';
 import { PgJsonb, PgTable } from 'drizzle-orm/pg-core';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportsJob } from '../../jobs/exports.js';
 import { rewards } from '../../jobs/rewards.js';
 import { signatures } from '../../jobs/signatures.js';
 import { supply } from '../../jobs/supply.js';
@@ -12,7 +11,8 @@ import { transactions } from '../../jobs/transactions.js';
 import { usageMetrics } from '../../jobs/usage-metrics.js';
 import { demoAddress, demoCb58, demoNodeId } from '../../src/commands/demo-config.js';
 import { migrateStore } from '../../src/commands/migrate-store.js';
-import { runJob } from '../../src/kernel/run.js';
+import { storeLocation } from '../../src/config/index.js';
+import { runHandler } from '../../src/kernel/index.js';
 import { type CopyStoreResult, copiedTables, copyStore } from '../../src/store/copy.js';
 import {
   openStore,
@@ -30,6 +30,7 @@ import {
 } from '../../src/store/index.js';
 import * as pgSchema from '../../src/store/schema.pg.js';
 import { type Collector, evmExportPayload, startCollector } from '../support/collector.js';
+import { runExports } from '../support/exports.js';
 import { schemaUrl, withPostgres } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -53,7 +54,7 @@ async function postgresSchema(): Promise<string> {
 }
 
 async function open(location: string): Promise<Store> {
-  const store = await openStore(location);
+  const store = await openStore(storeLocation(location));
   cleanups.push(() => store.close());
   return store;
 }
@@ -100,27 +101,27 @@ beforeAll(async () => {
     maxPages: 3,
   };
   const runs = [
-    await runJob('supply', supply, {}, deps),
-    await runJob('transactions', transactions, txPayload, deps),
-    await runJob('rewards', rewards, rewardsPayload, deps),
-    await runJob('usage-metrics', usageMetrics, usagePayload, deps),
-    await runJob(
+    await runHandler('supply', supply, {}, deps),
+    await runHandler('transactions', transactions, txPayload, deps),
+    await runHandler('rewards', rewards, rewardsPayload, deps),
+    await runHandler('usage-metrics', usageMetrics, usagePayload, deps),
+    await runHandler(
       'signatures',
       signatures,
       { network: 'mainnet', txHashes: [demoCb58('a'), demoCb58('b')] },
       deps,
     ),
-    await runJob('exports', exportsJob, evmExportPayload(join(dir, 'exports')), deps),
+    await runExports(deps, evmExportPayload(join(dir, 'exports'))),
   ];
   expect(runs.map((r) => r.status)).toEqual(runs.map(() => 'succeeded'));
   // A day later: more transactions and usage buckets, and the prices of the rewards now older than 24 h.
   c.clock.advance(26 * 3_600_000);
-  await runJob('transactions', transactions, txPayload, deps);
-  await runJob('rewards', rewards, rewardsPayload, deps);
-  await runJob('usage-metrics', usageMetrics, usagePayload, deps);
+  await runHandler('transactions', transactions, txPayload, deps);
+  await runHandler('rewards', rewards, rewardsPayload, deps);
+  await runHandler('usage-metrics', usageMetrics, usagePayload, deps);
   c.sim.setFaults({ endpoints: { supply: { plan: [{ status: 401 }] } } });
-  expect((await runJob('supply', supply, {}, deps)).status).toBe('failed');
-  // As the service does after an exports run (src/metrics): runJob alone leaves them to it.
+  expect((await runHandler('supply', supply, {}, deps)).status).toBe('failed');
+  // As the service does after an exports run (src/metrics): runHandler alone leaves them to it.
   await refreshExportSummaries(source);
 }, 60_000);
 

@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rewards } from '../../jobs/rewards.js';
 import { demoAddress, demoNodeId } from '../../src/commands/demo-config.js';
-import { runJob } from '../../src/kernel/run.js';
+import { maskDatabaseUrl } from '../../src/config/index.js';
+import { runHandler } from '../../src/kernel/index.js';
 import { buildRewardsReport, ReportError } from '../../src/report/rewards.js';
 import type { HistoricalReward } from '../../src/simulator/types.js';
-import { maskDatabaseUrl, upsertRewards } from '../../src/store/index.js';
+import { upsertRewards } from '../../src/store/index.js';
 import type { Currency } from '../../src/upstream/endpoints.js';
 import type { HistoricalReward as StoredReward } from '../../src/upstream/index.js';
 import { runCli } from '../support/cli.js';
@@ -27,7 +28,7 @@ let cleanupDir: () => void;
 beforeAll(async () => {
   c = await startCollector();
   for (const currency of ['usd', 'eur'] as const) {
-    const summary = await runJob(
+    const summary = await runHandler(
       'rewards',
       rewards,
       { network: 'mainnet', addresses, nodeIds: [nodeId], currency, pageSize: 100, maxPages: 100 },

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { exportsJob } from '../../jobs/exports.js';
 import { rewards } from '../../jobs/rewards.js';
 import { supply } from '../../jobs/supply.js';
 import { transactions } from '../../jobs/transactions.js';
 import { demoAddress } from '../../src/commands/demo-config.js';
-import { runJob } from '../../src/kernel/run.js';
+import { runHandler } from '../../src/kernel/index.js';
 import { sqliteConnection } from '../../src/store/index.js';
 import { type Collector, evmExportPayload, requestCount, startCollector } from '../support/collector.js';
+import { runExports } from '../support/exports.js';
 import { postgresTablesContaining } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -32,7 +32,7 @@ describe('resilience against upstream faults', () => {
         transactions: { plan: [{ status: 503 }, { status: 502 }, { kind: 'ok' }, { status: 500 }] },
       },
     });
-    const result = await runJob('transactions', transactions, txPayload, c.deps);
+    const result = await runHandler('transactions', transactions, txPayload, c.deps);
     expect(result).toMatchObject({ status: 'succeeded', rowsWritten: 300 });
     expect(result.requests).toBe(6); // 3 pages + 3 failed attempts, all charged
     expect(c.delays).toHaveLength(3);
@@ -43,7 +43,7 @@ describe('resilience against upstream faults', () => {
     collector = await startCollector();
     const c = collector;
     c.sim.setFaults({ endpoints: { supply: { plan: [{ status: 429, retryAfterSeconds: 7 }] } } });
-    const result = await runJob('supply', supply, {}, c.deps);
+    const result = await runHandler('supply', supply, {}, c.deps);
     expect(result.status).toBe('succeeded');
     expect(c.delays[0]).toBeGreaterThanOrEqual(7_000);
   });
@@ -52,7 +52,7 @@ describe('resilience against upstream faults', () => {
     collector = await startCollector();
     const c = collector;
     c.sim.setFaults({ endpoints: { transactions: { plan: [{ kind: 'malformed' }] } } });
-    const result = await runJob('transactions', transactions, txPayload, c.deps);
+    const result = await runHandler('transactions', transactions, txPayload, c.deps);
     expect(result.status).toBe('failed');
     expect(await count(c, 'transactions')).toBe(0);
     expect(await count(c, 'sync_state')).toBe(0);
@@ -65,10 +65,10 @@ describe('resilience against upstream faults', () => {
     collector = await startCollector();
     const c = collector;
     c.sim.setFaults({ endpoints: { transactions: { plan: [{ kind: 'ok' }, { kind: 'truncate' }] } } });
-    const failed = await runJob('transactions', transactions, txPayload, c.deps);
+    const failed = await runHandler('transactions', transactions, txPayload, c.deps);
     expect(failed.status).toBe('failed');
     expect(await count(c, 'transactions')).toBe(100);
-    const resumed = await runJob('transactions', transactions, txPayload, c.deps);
+    const resumed = await runHandler('transactions', transactions, txPayload, c.deps);
     expect(resumed.status).toBe('succeeded');
     const truth = c.sim.truth.transactions({ network: 'mainnet' }).slice(0, 300);
     const stored = new Set(
@@ -83,7 +83,7 @@ describe('resilience against upstream faults', () => {
     collector = await startCollector();
     const c = collector;
     c.sim.setFaults({ all: { extraFieldsRate: 1 } });
-    const rewardsRun = await runJob(
+    const rewardsRun = await runHandler(
       'rewards',
       rewards,
       {
@@ -97,15 +97,15 @@ describe('resilience against upstream faults', () => {
       c.deps,
     );
     expect(rewardsRun.status).toBe('succeeded');
-    expect((await runJob('transactions', transactions, txPayload, c.deps)).status).toBe('succeeded');
-    expect((await runJob('supply', supply, {}, c.deps)).status).toBe('succeeded');
+    expect((await runHandler('transactions', transactions, txPayload, c.deps)).status).toBe('succeeded');
+    expect((await runHandler('supply', supply, {}, c.deps)).status).toBe('succeeded');
   });
 
   it('a 4xx is not retried', async () => {
     collector = await startCollector();
     const c = collector;
     c.sim.setFaults({ endpoints: { supply: { plan: [{ status: 403 }] } } });
-    const result = await runJob('supply', supply, {}, c.deps);
+    const result = await runHandler('supply', supply, {}, c.deps);
     expect(result.status).toBe('failed');
     expect(requestCount(c.sim, 'supply')).toBe(1);
     expect((await lastRun(c)).error).toContain('403');
@@ -121,11 +121,11 @@ describe('secrets', () => {
     });
     const c = collector;
     c.sim.setFaults({ endpoints: { supply: { plan: [{ status: 401 }] } } });
-    await runJob('supply', supply, {}, c.deps);
-    await runJob('transactions', transactions, txPayload, c.deps);
+    await runHandler('supply', supply, {}, c.deps);
+    await runHandler('transactions', transactions, txPayload, c.deps);
     const dir = tempDir();
     try {
-      const exportsRun = await runJob('exports', exportsJob, evmExportPayload(dir.dir), c.deps);
+      const exportsRun = await runExports(c.deps, evmExportPayload(dir.dir));
       expect(exportsRun.status).toBe('succeeded');
     } finally {
       dir.cleanup();

@@ -1,17 +1,17 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportsJob } from '../../jobs/exports.js';
 import { rewards } from '../../jobs/rewards.js';
 import { supply } from '../../jobs/supply.js';
 import { demoAddress } from '../../src/commands/demo-config.js';
-import { runJob } from '../../src/kernel/run.js';
+import { maskDatabaseUrl } from '../../src/config/index.js';
+import { runHandler } from '../../src/kernel/index.js';
 import { readCron } from '../../src/queue/schedule.js';
 import type { Status } from '../../src/report/status.js';
 import { createManualClock } from '../../src/runtime/clock.js';
-import { maskDatabaseUrl } from '../../src/store/index.js';
 import { runCli } from '../support/cli.js';
 import { type Collector, evmExportPayload, startCollector } from '../support/collector.js';
+import { runExports } from '../support/exports.js';
 import { databaseCreated, STORE, testDatabase } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -28,14 +28,14 @@ beforeAll(async () => {
   c = await startCollector({ clock: createManualClock(Date.now()) });
   ({ dir, cleanup } = tempDir('glacier-status-'));
   const addresses = [demoAddress('status-holder')];
-  await runJob('supply', supply, {}, c.deps);
-  await runJob(
+  await runHandler('supply', supply, {}, c.deps);
+  await runHandler(
     'rewards',
     rewards,
     { network: 'mainnet', addresses, nodeIds: [], currency: 'usd', pageSize: 100, maxPages: 2 },
     c.deps,
   );
-  await runJob(
+  await runHandler(
     'usage-metrics',
     async () => {
       throw new Error('upstream said no', { cause: new Error('403 Forbidden') });
@@ -44,7 +44,7 @@ beforeAll(async () => {
     c.deps,
   );
   // An export left running: the simulator's operations finish only when its clock moves on.
-  await runJob('exports', exportsJob, { ...evmExportPayload(join(dir, 'exports')), wait: false }, c.deps);
+  await runExports(c.deps, { ...evmExportPayload(join(dir, 'exports')), wait: false });
   const configPath = join(dir, 'glacier-collector.json');
   writeFileSync(
     configPath,

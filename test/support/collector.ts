@@ -2,7 +2,7 @@ import { Agent } from 'undici';
 import type { ExportsPayload } from '../../jobs/exports.js';
 import type { ExportWindow } from '../../src/config/index.js';
 import { exportsJobSchema } from '../../src/config/schema.js';
-import type { RunJobDeps } from '../../src/kernel/run.js';
+import type { RunDeps } from '../../src/kernel/index.js';
 import { createManualClock, type ManualClock } from '../../src/runtime/clock.js';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import type { Store } from '../../src/store/index.js';
@@ -20,7 +20,7 @@ export interface Collector {
   location: string;
   dbEnv: DatabaseEnv;
   clock: ManualClock;
-  deps: RunJobDeps;
+  deps: RunDeps;
   /** Every log line written, as text. */
   logs: () => string;
   /** Waits the client asked for (retries), in ms: recorded, not slept. */
@@ -83,7 +83,10 @@ export function requestCount(sim: SimulatorHandle, endpoint: string): number {
  * An exports run that waits for one EVM export of a test address, written under `directory`: the
  * config's defaults, with delays short enough for tests (below the config's minimums on purpose).
  */
-export function evmExportPayload(directory: string, window: ExportWindow = 'previous-day'): ExportsPayload {
+export function evmExportPayload(
+  directory: string,
+  window: ExportWindow = 'previous-day',
+): ExportsPayload & { wait?: boolean } {
   const {
     schedule: _s,
     enabled: _e,

@@ -7,31 +7,71 @@ import {
   exportPollJob,
   exportsJob,
 } from '../../jobs/exports.js';
-import { type Continuation, type ProgressSink, type RunSummary, runJob } from '../../src/kernel/run.js';
+import { windowOf } from '../../src/exports/lifecycle.js';
+import {
+  type Continuation,
+  type ProgressSink,
+  type RunDeps,
+  type RunSummary,
+  runFollowUps,
+  runHandler,
+} from '../../src/kernel/index.js';
 import type { Collector } from './collector.js';
 
+/**
+ * An exports payload as a test runs it: `wait` says how `run exports` would run its continuations
+ * (true: in-process until done or maxWait; false: each once); absent, they are returned as the queue
+ * gets them.
+ */
+export type TestExportsPayload = ExportsPayload & { wait?: boolean };
+
 /** The payload the queue would give the scheduled pass: no `wait`. */
-export function queuePayload(payload: ExportsPayload): ExportsPayload {
+export function queuePayload(payload: TestExportsPayload): ExportsPayload {
   const { wait: _wait, ...rest } = payload;
   return rest;
 }
 
+/** The `exports` job as `run exports` (with `wait`) or the queue (without) runs it. */
 export function runExportsPass(
-  c: Collector,
-  payload: ExportsPayload,
+  c: Pick<Collector, 'deps'>,
+  payload: TestExportsPayload,
   options: { signal?: AbortSignal; progress?: ProgressSink } = {},
 ): Promise<RunSummary> {
-  return runJob('exports', exportsJob, payload, c.deps, options);
+  return runExports(c.deps, payload, options);
+}
+
+export function runExports(
+  deps: RunDeps,
+  payload: TestExportsPayload,
+  options: { signal?: AbortSignal; progress?: ProgressSink } = {},
+): Promise<RunSummary> {
+  const { wait } = payload;
+  const settings = queuePayload(payload);
+  if (wait === undefined) return runHandler('exports', exportsJob, settings, deps, options);
+  return runHandler(
+    'exports',
+    (p: ExportsPayload, ctx) =>
+      runFollowUps('exports', (ctx) => exportsJob(p, ctx), ctx, {
+        mode: wait ? 'until-done' : 'once',
+        waitLimitMs: p.maxWait,
+        unit: 'operations',
+        keyOf: windowOf,
+        resolve: (next) => (ctx) => exportPollJob({ ...p, ...next.args } as ExportPollPayload, ctx),
+      }),
+    settings,
+    deps,
+    options,
+  );
 }
 
 export function runPoll(
   c: Collector,
-  payload: ExportsPayload,
+  payload: TestExportsPayload,
   continuation: Continuation,
   options: { signal?: AbortSignal; progress?: ProgressSink } = {},
 ): Promise<RunSummary> {
   const data = { ...queuePayload(payload), ...continuation.args } as ExportPollPayload;
-  return runJob('export-poll', exportPollJob, data, c.deps, options);
+  return runHandler('export-poll', exportPollJob, data, c.deps, options);
 }
 
 /**
@@ -40,7 +80,7 @@ export function runPoll(
  */
 export async function drainPolls(
   c: Collector,
-  payload: ExportsPayload,
+  payload: TestExportsPayload,
   continuations: readonly Continuation[],
   limit = 200,
 ): Promise<RunSummary[]> {

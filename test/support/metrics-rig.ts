@@ -1,9 +1,8 @@
 import { join } from 'node:path';
-import { findJob } from '../../jobs/index.js';
+import { jobs } from '../../jobs/index.js';
 import { demoAddress, demoCb58, demoNodeId } from '../../src/commands/demo-config.js';
 import { type Config, loadConfig } from '../../src/config/index.js';
-import type { JobArgs } from '../../src/kernel/job.js';
-import { type RunSummary, runJob } from '../../src/kernel/run.js';
+import { findJob, type JobArgs, type RunSummary, runJob } from '../../src/kernel/index.js';
 import { createMetrics, type Metrics, type Readiness } from '../../src/metrics/index.js';
 import { type HttpServer, startHttpServer } from '../../src/metrics/server.js';
 import type { SimulatorOptions } from '../../src/simulator/index.js';
@@ -79,6 +78,7 @@ export async function rig(
   metrics = createMetrics({
     store: c.store,
     config,
+    jobs,
     log,
     clock: c.clock,
     role: 'worker',
@@ -98,9 +98,12 @@ export async function rig(
     server,
     logs: logText,
     async run(job, options = {}) {
-      const prepared = findJob(job)?.prepare(options.adjust?.(config) ?? config, options.args);
-      if (!prepared) throw new Error(`${job} is not configured`);
-      const summary = await runJob(job, (_: undefined, ctx) => prepared.run(ctx), undefined, c.deps);
+      const def = findJob(jobs, job);
+      if (!def) throw new Error(`no job ${job}`);
+      const summary = await runJob(def, c.deps, {
+        config: options.adjust?.(config) ?? config,
+        ...(options.args && { args: options.args }),
+      });
       m.observeRun(summary);
       return summary;
     },

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { jobs } from '../../jobs/index.js';
 import { type Config, loadConfig } from '../../src/config/index.js';
 import { type Service, type ServiceOptions, startService } from '../../src/service/service.js';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
@@ -19,7 +20,7 @@ export interface ServiceHarness {
   /** A BullMQ prefix of this test's own on the shared Redis. */
   prefix: string;
   config(file: Record<string, unknown>, env?: Record<string, string>): Config;
-  start(config: Config, options?: ServiceOptions): Promise<Service>;
+  start(config: Config, options?: Partial<ServiceOptions>): Promise<Service>;
   close(): Promise<void>;
 }
 
@@ -55,7 +56,7 @@ export async function serviceHarness(
       });
     },
     async start(config, serviceOptions = {}) {
-      const svc = await startService(config, { log: captureLog().log, ...serviceOptions });
+      const svc = await startService(config, { jobs, log: captureLog().log, ...serviceOptions });
       services.push(svc);
       return svc;
     },

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { isPostgresUrl, type OpenStoreOptions, openStore, type Store } from '../../src/store/index.js';
+import { isPostgresUrl, storeLocation } from '../../src/config/index.js';
+import { type OpenStoreOptions, openStore, type Store } from '../../src/store/index.js';
 import { tempDir } from './tmp.js';
 
 /**
@@ -96,7 +97,7 @@ export async function testStore(options: OpenStoreOptions = {}): Promise<TestSto
   const db = await testDatabase();
   let store: Store;
   try {
-    store = await openStore(db.location, options);
+    store = await openStore(storeLocation(db.location), options);
   } catch (err) {
     await db.cleanup();
     throw err;
@@ -118,7 +119,7 @@ export async function testStore(options: OpenStoreOptions = {}): Promise<TestSto
 export async function withStore<T>(location: string, fn: (store: Store) => Promise<T>): Promise<T> {
   // Opening a SQLite path creates the file: a database that is not there yet must stay so.
   if (!isPostgresUrl(location) && !existsSync(location)) throw new Error(`no database at ${location}`);
-  const store = await openStore(location, { migrate: false });
+  const store = await openStore(storeLocation(location), { migrate: false });
   try {
     return await fn(store);
   } finally {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { jobs } from '../../jobs/index.js';
 import { createMetrics } from '../../src/metrics/index.js';
 import { createManualClock } from '../../src/runtime/clock.js';
 import { createLogger } from '../../src/runtime/logger.js';
@@ -35,6 +36,7 @@ describe('docs/metrics.md', () => {
     const db = await testStore();
     cleanups.push(db.cleanup);
     const metrics = createMetrics({
+      jobs,
       store: db.store,
       config: everyJobConfig('/nonexistent/exports'),
       log: createLogger({ level: 'silent', pretty: false }),

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { failureReason } from '../../src/kernel/index.js';
 import { capRows } from '../../src/metrics/cap.js';
 import { decimalToNumber, unitsToNumber } from '../../src/metrics/decimal.js';
 import { negotiate } from '../../src/metrics/exposition.js';
-import { failureReason } from '../../src/metrics/own.js';
 import { longestGapSeconds } from '../../src/metrics/schedule-gap.js';
 import { readCron } from '../../src/queue/schedule.js';
 import { UpstreamHttpError, UpstreamNetworkError, UpstreamResponseError } from '../../src/upstream/index.js';

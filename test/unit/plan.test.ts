@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { jobs as allJobs } from '../../jobs/index.js';
 import { batchIds, MAX_REWARDS_URL_LENGTH } from '../../jobs/rewards.js';
 import { demoAddress } from '../../src/commands/demo-config.js';
 import { buildPlan, runsPerDay } from '../../src/commands/plan.js';
@@ -56,6 +57,7 @@ describe('plan', () => {
 
   it('adds up compute units per day per job', () => {
     const plan = buildPlan(
+      allJobs,
       config({
         supply: { schedule: '* * * * *' },
         transactions: { schedule: '* * * * *', networks: ['mainnet', 'fuji'], maxPages: 5 },
@@ -76,6 +78,7 @@ describe('plan', () => {
 
   it('warns when the schedules exceed the tier', () => {
     const plan = buildPlan(
+      allJobs,
       config({
         usageMetrics: { schedule: '*/5 * * * * *', sources: [{ source: 'dataApi' }] },
       }),

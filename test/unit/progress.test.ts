@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { silentProgress } from '../../src/kernel/run.js';
+import { silentProgress } from '../../src/kernel/index.js';
 import { createTerminalProgress } from '../../src/terminal/progress.js';
 
 /** A stream that says it is a terminal, 100 columns wide, and keeps what is written. */

@@ -3,15 +3,8 @@ import { operationStatuses } from '../../upstream/enums.js';
 import { OTHER } from '../cap.js';
 import type { Scrape } from '../scrape.js';
 
-/**
- * Exports per definition, from export_summaries (refreshed after each exports run). `refreshed`
- * resolves when the refresh in flight, if any, is over: a scrape right after a run sees it.
- */
-export function defineExportsCollector(
-  scrape: Scrape,
-  store: Store,
-  refreshed: () => Promise<void> = async () => undefined,
-): void {
+/** Exports per definition, from export_summaries (refreshed by the export handlers after each step). */
+export function defineExportsCollector(scrape: Scrape, store: Store): void {
   scrape.define({
     name: 'exports',
     families: {
@@ -42,7 +35,6 @@ export function defineExportsCollector(
       },
     },
     async read(g, cap) {
-      await refreshed();
       const summaries = await readExportSummaries(store);
       const kept = cap('glacier_export_operations', 'export definitions', summaries, {
         unitOf: (s) => s.exportName,

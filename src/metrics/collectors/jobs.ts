@@ -1,11 +1,11 @@
-import { jobs } from '../../../jobs/index.js';
 import type { Config } from '../../config/index.js';
+import type { JobList } from '../../kernel/index.js';
 import { readJobSummaries, type Store } from '../../store/index.js';
 import { longestGapSeconds } from '../schedule-gap.js';
 import type { Scrape } from '../scrape.js';
 
 /** The enabled scheduled jobs of the config, with their schedules. */
-export function scheduledJobs(config: Config): { job: string; schedule: string }[] {
+export function scheduledJobs(jobs: JobList, config: Config): { job: string; schedule: string }[] {
   return jobs
     .filter((j) => j.scheduled)
     .flatMap((j) => {
@@ -15,7 +15,7 @@ export function scheduledJobs(config: Config): { job: string; schedule: string }
 }
 
 /** The jobs with a config section (enabled or not). */
-export function configuredJobs(config: Config): string[] {
+export function configuredJobs(jobs: JobList, config: Config): string[] {
   return jobs.filter((j) => j.schedule(config)).map((j) => j.name);
 }
 
@@ -24,8 +24,8 @@ export function configuredJobs(config: Config): string[] {
  * every process exposes them and a restart loses nothing), and the longest wait its schedule
  * allows: `time() - last_success > 2 * schedule_interval` is the "late" alert.
  */
-export function defineJobsCollector(scrape: Scrape, store: Store, config: Config): void {
-  const intervals = scheduledJobs(config).flatMap(({ job, schedule }) => {
+export function defineJobsCollector(scrape: Scrape, store: Store, config: Config, jobs: JobList): void {
+  const intervals = scheduledJobs(jobs, config).flatMap(({ job, schedule }) => {
     const gap = longestGapSeconds(schedule);
     return gap === undefined ? [] : [{ job, gap }];
   });

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { jobs as allJobs } from '../../../jobs/index.js';
 import { runDemo } from '../../../src/commands/demo.js';
 import { freePort } from '../../support/redis-server.js';
 import { queryAt } from '../../support/store.js';
@@ -19,6 +20,7 @@ describe('npm run demo', () => {
     const lines: string[] = [];
     const abort = new AbortController();
     const demo = runDemo({
+      jobs: allJobs,
       databasePath,
       durationMs: 30_000,
       env: { METRICS_PORT: String(port), LOG_LEVEL: 'warn' },
@@ -60,6 +62,7 @@ describe('npm run demo', () => {
     const lines: string[] = [];
     const port = await freePort();
     await runDemo({
+      jobs: allJobs,
       databasePath: join(dir, 'demo.db'),
       env: { REDIS_URL: `redis://127.0.0.1:${port}`, LOG_LEVEL: 'warn' },
       print: (l) => lines.push(l),

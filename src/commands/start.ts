@@ -1,0 +1,22 @@
+/** `start`: the service until SIGTERM/SIGINT, then a shutdown that ends within its deadline. */
+import type { Config } from '../config/index.js';
+import type { JobList } from '../kernel/index.js';
+import type { Role } from '../queue/jobs.js';
+import { startService } from '../service/service.js';
+import { untilSignal } from './signals.js';
+
+/** Exit code of a shutdown that had to abandon something (an enqueue, a connection) at its deadline. */
+export const EXIT_ABANDONED = 3;
+
+export async function start(config: Config, jobs: JobList, opts: { role: Role }): Promise<void> {
+  const service = await startService(config, { jobs, role: opts.role });
+  const signal = await untilSignal(() => {
+    console.error('second signal: exiting at once');
+    process.exit(1);
+  });
+  service.app.log.info({ signal }, 'signal received');
+  const report = await service.close();
+  process.exitCode = report.abandoned.length > 0 ? EXIT_ABANDONED : 0;
+  // What was abandoned may still hold a socket or a timer: it must not keep the process alive.
+  if (report.abandoned.length > 0) setTimeout(() => process.exit(), 100).unref();
+}

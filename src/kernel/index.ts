@@ -1,0 +1,13 @@
+/** The job kernel: the job contract (job.ts), the one run path (run.ts), outcomes classified once. */
+export { type FollowUps, runFollowUps } from './follow-ups.js';
+export * from './job.js';
+export {
+  classifyFailure,
+  FAILURE_REASONS,
+  type Failure,
+  type FailureReason,
+  failureReason,
+  givesUp,
+} from './outcome.js';
+export { describeError, type RunDeps, type RunRequest, type RunSummary, runHandler, runJob } from './run.js';
+export { scrubSecrets } from './secrets.js';
