@@ -3,6 +3,7 @@
  *
  * - `exports` (scheduled): creates the operations due now and returns an `export-poll`
  *   continuation for each operation it created and each one with work left in the database.
+ *   `run exports --reload <name>` first reopens that definition's unreadable files.
  * - `export-poll` (a continuation): one step of one operation (a status read, the download and
  *   load of its file, its truncated remainder or its retry), returning the next continuation.
  *
@@ -13,6 +14,7 @@
 import { advanceExport, EXPORT_POLL_JOB, type ExportsSettings, windowOf } from '../src/exports/lifecycle.js';
 import { runExportsPass } from '../src/exports/pass.js';
 import { pollDelayMs } from '../src/exports/policy.js';
+import { reloadExportFiles } from '../src/exports/reload.js';
 import { refreshSummaries } from '../src/exports/summaries.js';
 import { defineJob, JobFailedError, type JobHandler, withoutSchedule } from '../src/kernel/index.js';
 
@@ -20,7 +22,13 @@ export { exportRequest, requestHash, windowDates } from '../src/exports/requests
 export { EXPORT_POLL_JOB };
 export const EXPORTS_JOB = 'exports';
 
-export type ExportsPayload = ExportsSettings;
+export type ExportsPayload = ExportsSettings & {
+  /**
+   * `run exports --reload <name>`: first read the definition's unsupported files again and
+   * download its failed ones again (src/exports/reload.ts).
+   */
+  reload?: string;
+};
 
 export type ExportPollPayload = ExportsSettings & {
   operationId: string;
@@ -30,6 +38,7 @@ export type ExportPollPayload = ExportsSettings & {
 
 export const exportsJob: JobHandler<ExportsPayload> = async (payload, ctx) => {
   try {
+    if (payload.reload !== undefined) await reloadExportFiles(ctx, payload, payload.reload);
     return { continuations: await runExportsPass(ctx, payload) };
   } finally {
     await refreshSummaries(ctx);
@@ -65,7 +74,10 @@ export const exportsDefinition = defineJob({
   name: EXPORTS_JOB,
   configKey: 'exports',
   handler: exportsJob,
-  payload: (section) => withoutSchedule(section),
+  payload: (section, args) => ({
+    ...withoutSchedule(section),
+    ...(typeof args.reload === 'string' && { reload: args.reload }),
+  }),
   // `run exports` waits for the files up to maxWait (or polls each once with --no-wait).
   inProcess: (section) => ({ waitLimitMs: section.maxWait, unit: 'operations', keyOf: windowOf }),
   cost: (section) => {

@@ -4,6 +4,7 @@
  * it runs, so `--help` and `config check` start fast (a benchmark figure).
  */
 import { Command, CommanderError, Option } from 'commander';
+import { historyOption } from './commands/history-option.js';
 import { registerReport } from './commands/report.js';
 import type { SimulatorFlags } from './commands/simulator.js';
 import { registerStatus } from './commands/status.js';
@@ -62,7 +63,8 @@ export function buildProgram(): Command {
     )
     .argument('<job>', 'job name')
     .option('--no-wait', 'exports: start and poll once instead of waiting for the files')
-    .action(async (name: string, opts: { wait: boolean }) => {
+    .option('--reload <export>', "exports: read that definition's unsupported or failed files again")
+    .action(async (name: string, opts: { wait: boolean; reload?: string }) => {
       const jobs = await jobList();
       const { run, runnableJob } = await import('./commands/run.js');
       if (!runnableJob(jobs, name)) {
@@ -71,6 +73,7 @@ export function buildProgram(): Command {
           exitCode: EXIT_CONFIG,
         });
       }
+      if (opts.reload && name !== 'exports') program.error('error: --reload applies to "run exports" only');
       await run(await load(program.opts()), jobs, name, opts);
     });
 
@@ -111,7 +114,8 @@ export function buildProgram(): Command {
     .description('compute units per day that the configured schedules will cost, against a tier')
     .addOption(new Option('--tier <tier>', 'rate-limit tier to compare with').choices(tierNames))
     .option('--json', 'print the plan as JSON')
-    .action(async (opts: { tier?: TierName; json?: boolean }) => {
+    .addOption(historyOption())
+    .action(async (opts: { tier?: TierName; json?: boolean; history?: string }) => {
       const config = await load(program.opts());
       const { printPlan } = await import('./commands/plan.js');
       printPlan(await jobList(), config, opts);

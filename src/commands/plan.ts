@@ -2,6 +2,15 @@ import type { Config } from '../config/index.js';
 import type { JobList } from '../kernel/index.js';
 import type { Calls } from '../kernel/job.js';
 import { readCron } from '../queue/schedule.js';
+import {
+  ASSUMED_REWARDS_PER_ID_PER_DAY,
+  assumedPages,
+  type BackfillEstimate,
+  estimateBackfill,
+  historyStart,
+} from '../report/backfill.js';
+import { span } from '../report/status.js';
+import { rewardStreams } from '../sync/reward-streams.js';
 import { formatTable } from '../terminal/text-table.js';
 import { type EndpointName, endpoints, type TierName, tiers } from '../upstream/endpoints.js';
 
@@ -25,6 +34,19 @@ export interface Plan {
   total: { steady: number; worst: number };
   tier?: { name: TierName; perDay: number; perMinute: number } | undefined;
   warnings: string[];
+  /** A first rewards backfill of the configured addresses and node ids, from a fresh UTC day. */
+  rewardsBackfill?: RewardsBackfillPlan | undefined;
+}
+
+export interface RewardsBackfillPlan {
+  /** The history start assumed, ISO-8601 UTC (`--history`, else the network's launch). */
+  historyStart: string;
+  days: number;
+  batches: number;
+  /** At the assumed rewards per address and node id per day (src/report/backfill.ts). */
+  rewards: number;
+  budget: { computeUnitsPerMinute: number; computeUnitsPerDay: number };
+  estimate: BackfillEstimate;
 }
 
 /** Average runs per day of a cron expression: the scheduler's own reading of it (src/queue/schedule.ts). */
@@ -42,7 +64,57 @@ function tally(calls: Calls): { requests: number; computeUnits: number } {
   return { requests, computeUnits };
 }
 
-export function buildPlan(jobs: JobList, config: Config, tierName?: TierName): Plan {
+/**
+ * A first backfill's cost and duration: each batch's pages at the assumed reward rate over the
+ * history, spent at the budget's pace from the start of a UTC day, `maxPages` per batch and run.
+ */
+export function planRewardsBackfill(
+  config: Config,
+  o: { history?: string | undefined; nowMs: number; tierName?: TierName | undefined },
+): RewardsBackfillPlan | undefined {
+  const job = config.jobs.rewards;
+  if (!job) return undefined;
+  const startMs = historyStart(o.history, o.nowMs);
+  const seconds = (o.nowMs - startMs) / 1000;
+  const batches = rewardStreams(job).map((s) => ({
+    pagesLeft: assumedPages(s.kind, s.ids.length, seconds, job.pageSize),
+  }));
+  const budget = o.tierName
+    ? { computeUnitsPerMinute: tiers[o.tierName].perMinute, computeUnitsPerDay: tiers[o.tierName].perDay }
+    : {
+        computeUnitsPerMinute: config.budget.computeUnitsPerMinute,
+        computeUnitsPerDay: config.budget.computeUnitsPerDay,
+      };
+  const dayStart = o.nowMs - (o.nowMs % 86_400_000);
+  const estimate = estimateBackfill(batches, {
+    perMinute: budget.computeUnitsPerMinute,
+    perDay: budget.computeUnitsPerDay,
+    spentToday: 0,
+    nowMs: dayStart,
+    maxPages: job.maxPages,
+    runsPerDay: readCron(job.schedule, config.service.timezone).runsPerDay(),
+  });
+  return {
+    historyStart: new Date(startMs).toISOString(),
+    days: Math.round(seconds / 86_400),
+    batches: batches.length,
+    rewards: Math.round(
+      rewardStreams(job).reduce(
+        (n, s) => n + s.ids.length * ASSUMED_REWARDS_PER_ID_PER_DAY[s.kind] * (seconds / 86_400),
+        0,
+      ),
+    ),
+    budget,
+    estimate: { ...estimate, finishesAt: null },
+  };
+}
+
+export function buildPlan(
+  jobs: JobList,
+  config: Config,
+  tierName?: TierName,
+  options: { history?: string | undefined; nowMs?: number } = {},
+): Plan {
   const plans: JobPlan[] = [];
   for (const job of jobs) {
     const when = job.schedule(config);
@@ -91,7 +163,12 @@ export function buildPlan(jobs: JobList, config: Config, tierName?: TierName): P
       }
     }
   }
-  return { jobs: plans, total, tier, warnings };
+  const rewardsBackfill = planRewardsBackfill(config, {
+    history: options.history,
+    nowMs: options.nowMs ?? Date.now(),
+    tierName,
+  });
+  return { jobs: plans, total, tier, warnings, rewardsBackfill };
 }
 
 function round(n: number): number {
@@ -122,6 +199,13 @@ export function formatPlan(plan: Plan): string {
     );
   }
   for (const note of plan.jobs.filter((p) => p.note)) lines.push(`${note.job}: ${note.note}`);
+  const b = plan.rewardsBackfill;
+  if (b) {
+    const e = b.estimate;
+    lines.push(
+      `rewards first backfill: ${b.days} days of history (from ${b.historyStart.slice(0, 10)}; --history sets it), ~${b.rewards.toLocaleString('en')} rewards at the assumed rate, ${e.pagesLeft.toLocaleString('en')} page(s) in ${b.batches} batch(es): ${e.computeUnitsLeft.toLocaleString('en')} CU, about ${span(e.seconds)} at ${b.budget.computeUnitsPerMinute.toLocaleString('en')} CU/minute and ${b.budget.computeUnitsPerDay.toLocaleString('en')} CU/day${e.limitedBy === 'schedule' ? ` (the schedule sets the pace: maxPages per batch and run; ${span(e.budgetSeconds)} on the budget alone)` : ''}`,
+    );
+  }
   for (const w of plan.warnings) lines.push(`WARNING: ${w}`);
   return lines.join('\n');
 }
@@ -130,8 +214,8 @@ export function formatPlan(plan: Plan): string {
 export function printPlan(
   jobs: JobList,
   config: Config,
-  opts: { tier?: TierName | undefined; json?: boolean | undefined },
+  opts: { tier?: TierName | undefined; json?: boolean | undefined; history?: string | undefined },
 ): void {
-  const plan = buildPlan(jobs, config, opts.tier);
+  const plan = buildPlan(jobs, config, opts.tier, { history: opts.history });
   console.log(opts.json ? JSON.stringify(plan, null, 2) : formatPlan(plan));
 }

@@ -1,4 +1,11 @@
 import { type Command, Option } from 'commander';
+import {
+  type RewardsFormatName,
+  rewardsFormatNames,
+  rewardsFormats,
+  SUMMARY_PERIODS,
+  type SummaryPeriod,
+} from '../report/rewards-formats.js';
 import { failUsage, openExistingStore } from './usage.js';
 
 interface RewardsFlags {
@@ -6,7 +13,8 @@ interface RewardsFlags {
   to: string;
   currency?: string;
   address: string[];
-  format?: 'csv' | 'table';
+  format?: RewardsFormatName;
+  summary?: SummaryPeriod;
 }
 
 /** `report rewards`: the rewards of a range of UTC days with their value, for accounting. */
@@ -30,18 +38,36 @@ export function registerReport(program: Command): void {
     .addOption(
       new Option(
         '--format <format>',
-        'csv (rows only) or table (monthly subtotals and a total); default: table in a terminal, else csv',
-      ).choices(['csv', 'table']),
+        `${Object.entries(rewardsFormats)
+          .map(([name, f]) => `${name}: ${f.describe}`)
+          .join('; ')}; default: table in a terminal, else csv`,
+      ).choices(rewardsFormatNames),
+    )
+    .addOption(
+      new Option(
+        '--summary <period>',
+        'instead of the rows: per UTC year and address, the count, AVAX received and value (csv or table)',
+      ).choices(SUMMARY_PERIODS),
     )
     .action(async (flags: RewardsFlags) => {
-      const [{ loadConfig, databaseSetting, printableDatabaseLocation }, report] = await Promise.all([
-        import('../config/index.js'),
-        import('../report/rewards.js'),
-      ]);
+      const [{ loadConfig, databaseSetting, printableDatabaseLocation }, report, summary] = await Promise.all(
+        [
+          import('../config/index.js'),
+          import('../report/rewards.js'),
+          import('../report/rewards-summary.js'),
+        ],
+      );
       const config = loadConfig({ configPath: program.opts<{ config?: string }>().config });
       try {
         // Arguments first: a bad date is exit 2 whether or not there is a database yet.
         report.parseRange(flags.from, flags.to);
+        const format = flags.format ?? (process.stdout.isTTY ? 'table' : 'csv');
+        const chosen = rewardsFormats[format];
+        if (flags.summary && chosen.income) {
+          throw new report.ReportError(
+            `--summary with --format ${format}: a summary is written as csv or table; drop --summary to write the ${format} import`,
+          );
+        }
         const store = await openExistingStore(config);
         if (!store) {
           throw new Error(
@@ -55,11 +81,17 @@ export function registerReport(program: Command): void {
             currency: flags.currency,
             addresses: flags.address,
           });
-          const format = flags.format ?? (process.stdout.isTTY ? 'table' : 'csv');
-          process.stdout.write(
-            format === 'csv' ? report.formatRewardsCsv(result) : report.formatRewardsTable(result),
-          );
-          const warning = report.describeUnpriced(result);
+          if (flags.summary) {
+            const lines = summary.summarizeRewards(result, flags.summary);
+            process.stdout.write(
+              format === 'table'
+                ? summary.formatSummaryTable(result, lines)
+                : summary.formatSummaryCsv(result, lines),
+            );
+          } else {
+            process.stdout.write(chosen.write(result));
+          }
+          const warning = report.describeUnpriced(result, { omitPending: chosen.income && !flags.summary });
           if (warning) console.error(warning);
         } finally {
           await store.close();

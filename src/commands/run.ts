@@ -15,7 +15,7 @@ export async function run(
   config: Config,
   jobs: JobList,
   name: string,
-  opts: { wait: boolean },
+  opts: { wait: boolean; reload?: string | undefined },
 ): Promise<void> {
   const job = runnableJob(jobs, name);
   if (!job) throw new ConfigError(`unknown job "${name}"`);
@@ -35,6 +35,7 @@ export async function run(
           signal,
           progress: terminal.progress,
           followUps: opts.wait ? 'until-done' : 'once',
+          ...(opts.reload && { args: { reload: opts.reload } }),
         }),
       );
       if (summary.status === 'failed') process.exitCode = 1;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { JobList } from '../kernel/index.js';
+import { historyOption } from './history-option.js';
 import { openExistingStore } from './usage.js';
 
 /** `status`: rows per table, each job's last and next run, today's compute units, exports in flight. */
@@ -11,7 +12,8 @@ export function registerStatus(program: Command, jobList: () => Promise<JobList>
         'units spent today (UTC) against the budget, exports in flight, rows per table',
     )
     .option('--json', 'print it as JSON, for scripts')
-    .action(async (flags: { json?: boolean }) => {
+    .addOption(historyOption())
+    .action(async (flags: { json?: boolean; history?: string }) => {
       const [{ loadConfig }, { collectStatus, formatStatus }] = await Promise.all([
         import('../config/index.js'),
         import('../report/status.js'),
@@ -20,7 +22,9 @@ export function registerStatus(program: Command, jobList: () => Promise<JobList>
       // Status reads; it does not create a database that does not exist yet.
       const store = await openExistingStore(config);
       try {
-        const status = await collectStatus(await jobList(), config, store, new Date());
+        const status = await collectStatus(await jobList(), config, store, new Date(), {
+          history: flags.history,
+        });
         process.stdout.write(flags.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status));
       } finally {
         await store?.close();

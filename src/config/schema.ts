@@ -362,7 +362,11 @@ export const exportsJobSchema = z
     downloadIdleTimeout: duration({ default: '30s', min: '1s', max: '10m' }),
     /** Longest time one download may take, retries included. @defaultValue '1h' (10s to 1d) */
     downloadTimeout: duration({ default: '1h', min: '10s', max: '1d' }),
-    /** Attempts per download (5xx, 429 and network faults are retried with backoff). @defaultValue 5 (1 to 20) */
+    /**
+     * Attempts per download (5xx, 429 and network faults are retried with backoff); also the copies
+     * of a file downloaded in all when they prove broken, before its load is marked failed.
+     * @defaultValue 5 (1 to 20)
+     */
     downloadAttempts: wholeNumber(1, 20).default(5),
     /**
      * Largest export file downloaded: past it the download stops, its partial file is removed and the

@@ -1,131 +1,92 @@
 /**
- * Loads a downloaded export CSV into exported_transactions: parsed by csv-parse as a stream (a
- * multi-GiB file is never in memory), mapped by its header's column names (unknown extra columns
- * are ignored, missing ones are an error naming them), written in batches of one transaction each.
+ * Loads a downloaded export CSV into exported_transactions: its bytes checked (no NUL, valid
+ * UTF-8), parsed by csv-parse as a stream (a multi-GiB file is never in memory), mapped by its
+ * header's column names (csv-columns.ts), written in batches of one transaction each.
  */
+import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
-import { Writable } from 'node:stream';
+import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { parse } from 'csv-parse';
+import { CsvError, parse } from 'csv-parse';
+import { createExportedTransactionsWriter, type Store } from '../store/index.js';
 import {
-  createExportedTransactionsWriter,
-  type ExportedColumn,
-  exportedColumns,
-  type Store,
-} from '../store/index.js';
+  ExportFileError,
+  excerpt,
+  planHeader,
+  rowBuilder,
+  UnsupportedExportFileError,
+} from './csv-columns.js';
 
-/** The file is not an export CSV the collector can read (cut short, a broken row, a missing column). */
-export class ExportFileError extends Error {
-  override readonly name = 'ExportFileError';
-}
+export { ExportFileError, UnsupportedExportFileError } from './csv-columns.js';
 
 /** Rows per transaction: large enough to amortize the commit, small enough not to hold the write lock long. */
 const BATCH_ROWS = 5_000;
 
-type Cell = (record: string[], line: number) => string | number | null;
-
-interface ColumnRule {
-  /** The CSV header name. */
-  from: string;
-  kind: 'text' | 'optional' | 'integer' | 'decimal';
+/** Bytes at the end of `buf` that begin a UTF-8 sequence the next chunk completes. */
+function incompleteTail(buf: Buffer): number {
+  for (let back = 1; back <= Math.min(3, buf.length); back++) {
+    const b = buf[buf.length - back] as number;
+    if ((b & 0xc0) === 0x80) continue; // a continuation byte: look further back
+    if (b < 0xc0) return 0;
+    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
+    return need > back ? back : 0;
+  }
+  return 0;
 }
 
-/** CSV columns of each kind of export file (see the simulator's csv.ts) → table columns. */
-const evmRules: Partial<Record<ExportedColumn, ColumnRule>> = {
-  chainId: { from: 'chainId', kind: 'text' },
-  txHash: { from: 'txHash', kind: 'text' },
-  blockTimestamp: { from: 'blockTimestamp', kind: 'integer' },
-  txType: { from: 'txType', kind: 'text' },
-  blockNumber: { from: 'blockNumber', kind: 'decimal' },
-  blockHash: { from: 'blockHash', kind: 'text' },
-  blockIndex: { from: 'blockIndex', kind: 'integer' },
-  txStatus: { from: 'txStatus', kind: 'text' },
-  fromAddress: { from: 'from', kind: 'text' },
-  toAddress: { from: 'to', kind: 'text' },
-  value: { from: 'value', kind: 'decimal' },
-  gasLimit: { from: 'gasLimit', kind: 'decimal' },
-  gasUsed: { from: 'gasUsed', kind: 'decimal' },
-  gasPrice: { from: 'gasPrice', kind: 'decimal' },
-  nonce: { from: 'nonce', kind: 'decimal' },
-  methodCallType: { from: 'callType', kind: 'optional' },
-  methodHash: { from: 'methodHash', kind: 'optional' },
-  methodName: { from: 'methodName', kind: 'optional' },
-};
-
-const primaryNetworkRules: Partial<Record<ExportedColumn, ColumnRule>> = {
-  chainId: { from: 'chain', kind: 'text' },
-  txHash: { from: 'txHash', kind: 'text' },
-  blockTimestamp: { from: 'blockTimestamp', kind: 'integer' },
-  txType: { from: 'txType', kind: 'text' },
-  addresses: { from: 'addresses', kind: 'text' },
-  amount: { from: 'amount', kind: 'decimal' },
-  assetId: { from: 'assetId', kind: 'text' },
-};
-
-const DIGITS = /^\d+$/;
-
-function cell(rule: ColumnRule, index: number): Cell {
-  const bad = (line: number, value: string) =>
-    new ExportFileError(
-      `line ${line}, column ${rule.from}: ${JSON.stringify(value.slice(0, 80))} is not ${
-        rule.kind === 'text' ? 'a value' : 'a whole number'
-      }`,
-    );
-  switch (rule.kind) {
-    case 'text':
-      return (r, line) => {
-        const v = r[index] as string;
-        if (v === '') throw bad(line, v);
-        return v;
-      };
-    case 'optional':
-      return (r) => (r[index] === '' ? null : (r[index] as string));
-    case 'integer':
-      return (r, line) => {
-        const v = r[index] as string;
-        if (!DIGITS.test(v) || v.length > 15) throw bad(line, v);
-        return Number(v);
-      };
-    case 'decimal':
-      // Exact decimal text, never a float: wei amounts pass 2^53.
-      return (r, line) => {
-        const v = r[index] as string;
-        if (!DIGITS.test(v)) throw bad(line, v);
-        return v;
-      };
-    default: {
-      const never: never = rule.kind;
-      throw new Error(`unknown column kind ${String(never)}`);
-    }
+/** Where the first byte that is not UTF-8 is (called once a chunk failed `isUtf8`). */
+function firstInvalidUtf8(buf: Buffer): number {
+  let i = 0;
+  while (i < buf.length) {
+    const b = buf[i] as number;
+    const n =
+      b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    if (n === 0 || (n > 1 && !isUtf8(buf.subarray(i, i + n)))) return i;
+    i += n;
   }
+  return buf.length;
 }
 
-/** Builds the row mapper from the header line; throws naming every missing column. */
-function rowMapper(
-  header: string[],
-  operationType: string,
-  fixed: { exportName: string; operationId: string },
-): (record: string[], line: number) => unknown[] {
-  const rules = operationType === 'TRANSACTION_EXPORT_EVM' ? evmRules : primaryNetworkRules;
-  const missing = Object.values(rules)
-    .map((r) => r.from)
-    .filter((name) => !header.includes(name));
-  if (missing.length > 0) {
-    throw new ExportFileError(
-      `the header lacks column(s) ${missing.join(', ')} of a ${operationType} file (header: ${header.join(',').slice(0, 200)})`,
-    );
-  }
-  const cells: Cell[] = exportedColumns.map((column) => {
-    if (column === 'exportName') return () => fixed.exportName;
-    if (column === 'operationId') return () => fixed.operationId;
-    const rule = rules[column];
-    return rule ? cell(rule, header.indexOf(rule.from)) : () => null;
+/**
+ * Refuses bytes no export CSV holds before the parser sees them: a NUL (PostgreSQL refuses it in
+ * text, SQLite would store it; both stores treat the file as broken) and invalid UTF-8 (which a
+ * decoder would silently turn into U+FFFD). Passes the bytes on unchanged; counts them.
+ */
+function textBytes(onBytes: (bytes: number) => void): Transform {
+  let offset = 0;
+  let carry = Buffer.alloc(0);
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const nul = chunk.indexOf(0);
+      if (nul !== -1) {
+        return done(
+          new ExportFileError(`byte ${offset + carry.length + nul}: a NUL byte (0x00), not CSV text`),
+        );
+      }
+      const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      const tail = incompleteTail(data);
+      const body = data.subarray(0, data.length - tail);
+      if (!isUtf8(body)) {
+        const at = firstInvalidUtf8(body);
+        const hex = (body[at] ?? 0).toString(16).padStart(2, '0');
+        return done(new ExportFileError(`byte ${offset + at}: 0x${hex} is not valid UTF-8 text`));
+      }
+      carry = Buffer.from(data.subarray(data.length - tail));
+      offset += body.length;
+      onBytes(offset);
+      done(null, body);
+    },
+    flush(done) {
+      if (carry.length > 0)
+        return done(new ExportFileError(`byte ${offset}: the file ends inside a UTF-8 character`));
+      done();
+    },
   });
-  return (record, line) => {
-    const row = new Array<unknown>(cells.length);
-    for (let i = 0; i < cells.length; i++) row[i] = (cells[i] as Cell)(record, line);
-    return row;
-  };
+}
+
+/** csv-parse's error as a broken file: its code, where, and a bounded excerpt of its message. */
+function parseFailure(err: CsvError): ExportFileError {
+  return new ExportFileError(`not valid CSV (${err.code}): ${excerpt(err.message, 200)}`, { cause: err });
 }
 
 export interface LoadOptions {
@@ -134,14 +95,17 @@ export interface LoadOptions {
   at: () => string;
   /** New rows committed, after each batch's commit. */
   onCommit?: (added: number) => void;
-  /** Bytes of the file parsed so far. */
+  /** Bytes of the file read so far. */
   onProgress?: (bytes: number) => void;
 }
 
 /**
  * Loads one downloaded file. Each batch commits on its own (other jobs keep writing meanwhile); the
- * last batch and the file's `rows_loaded`/`loaded_at` commit together. A re-load (after a crash
- * half-way) adds only the rows not yet in: the natural key skips the others.
+ * last batch and the file's `rows_loaded`/`loaded_at`/`load_status` commit together. A re-load
+ * (after a crash half-way) adds only the rows not yet in: the natural key skips the others.
+ * Throws UnsupportedExportFileError when the header has no usable key (nothing is read past it),
+ * ExportFileError when the file is broken (bytes, CSV or a row without its key), each naming the
+ * file. An empty file (0 bytes) has no rows: it loads as 0 rows.
  */
 export async function loadExportFile(
   store: Store,
@@ -149,15 +113,18 @@ export async function loadExportFile(
   options: LoadOptions,
 ): Promise<{ rows: number; added: number }> {
   const writer = createExportedTransactionsWriter(store);
+  // The record length of the header row is enforced on every row (relax_column_count off): a row
+  // cut short, or with a cell too many, is CSV_RECORD_INCONSISTENT_FIELDS_LENGTH.
   const parser = parse({ bom: true, skip_empty_lines: true, max_record_size: 1024 * 1024 });
-  let map: ((record: string[], line: number) => unknown[]) | undefined;
+  let build: ((record: readonly string[], line: number) => unknown[]) | undefined;
   let batch: unknown[][] = [];
   let rows = 0;
   let added = 0;
+  let bytes = 0;
   const commit = (n: number) => {
     added += n;
     options.onCommit?.(n);
-    options.onProgress?.(parser.info.bytes);
+    options.onProgress?.(bytes);
   };
   const failed = (done: (err?: Error | null) => void) => (err: unknown) =>
     done(err instanceof Error ? err : new Error(String(err)));
@@ -168,11 +135,11 @@ export async function loadExportFile(
     highWaterMark: 1024,
     write(record: string[], _enc, done) {
       try {
-        if (!map) {
-          map = rowMapper(record, file.operationType, file);
+        if (!build) {
+          build = rowBuilder(planHeader(record, file.operationType), file);
           return done();
         }
-        batch.push(map(record, parser.info.lines));
+        batch.push(build(record, parser.info.lines));
         rows++;
         if (batch.length < BATCH_ROWS) return done();
         const full = batch;
@@ -186,7 +153,6 @@ export async function loadExportFile(
       }
     },
     final(done) {
-      if (!map) return done(new ExportFileError('the file is empty: not even a header row'));
       writer
         .finish(batch, { operationId: file.operationId, rowsLoaded: rows, loadedAt: options.at() })
         .then(commit)
@@ -194,18 +160,22 @@ export async function loadExportFile(
     },
   });
   try {
-    await pipeline(createReadStream(file.path, { highWaterMark: 1024 * 1024 }), parser, sink, {
-      signal: options.signal,
-    });
+    await pipeline(
+      createReadStream(file.path, { highWaterMark: 1024 * 1024 }),
+      textBytes((n) => {
+        bytes = n;
+      }),
+      parser,
+      sink,
+      { signal: options.signal },
+    );
   } catch (err) {
-    if (err instanceof ExportFileError) {
-      throw new ExportFileError(`export file ${file.path}: ${err.message}`, { cause: err });
+    const named = (e: Error) => `export file ${file.path}: ${e.message}`;
+    if (err instanceof ExportFileError) throw new ExportFileError(named(err), { cause: err });
+    if (err instanceof UnsupportedExportFileError) {
+      throw new UnsupportedExportFileError(named(err), { cause: err });
     }
-    if ((err as { code?: string }).code?.startsWith('CSV_')) {
-      throw new ExportFileError(`export file ${file.path} is not valid CSV: ${(err as Error).message}`, {
-        cause: err,
-      });
-    }
+    if (err instanceof CsvError) throw new ExportFileError(named(parseFailure(err)), { cause: err });
     throw err;
   }
   return { rows, added };

@@ -1,21 +1,22 @@
 /**
  * A finished operation's file: downloaded once (or found complete on disk after a crash), then
  * loaded into exported_transactions; a file that proves broken, or that is not on this host's disk
- * before it is loaded, is forgotten and fetched again.
+ * before it is loaded, is fetched again; one whose format is unknown is kept and recorded.
  */
 import { access, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type JobContext, JobFailedError, scrubSecrets } from '../kernel/index.js';
 import {
-  deleteExportFile,
   type ExportFileRow,
   type ExportOperationRow,
   getExportFile,
+  markExportFileBroken,
+  markExportFileUnsupported,
   recordExportDownloadFailure,
   recordExportFile,
 } from '../store/index.js';
 import { apiAddressClasses, createDownloadGuard, DownloadRefusedError } from './address-guard.js';
-import { ExportFileError, loadExportFile } from './csv-load.js';
+import { ExportFileError, loadExportFile, UnsupportedExportFileError } from './csv-load.js';
 import { downloadToFile, FileTooLargeError, hashFile, safeFileComponent } from './download.js';
 import { describeOperation, type ExportsSettings, iso } from './operation.js';
 
@@ -37,15 +38,14 @@ async function ensureDownloaded(
   row: ExportOperationRow,
 ): Promise<ExportFileRow> {
   const existing = await getExportFile(ctx.store, row.operationId);
-  if (existing) {
-    if (existing.loadedAt || (await exists(existing.path))) return existing;
+  if (existing && existing.loadStatus !== 'broken') {
+    if (existing.loadStatus !== 'pending' || (await exists(existing.path))) return existing;
     // Recorded but not loaded, and not on this disk: another host downloaded it (an exports
     // directory that not every worker mounts), or it was removed. Download it again, here.
     ctx.log.warn(
       { operationId: row.operationId, path: existing.path },
       'export file recorded but not on this disk: downloading it again',
     );
-    await deleteExportFile(ctx.store, row.operationId);
   }
   if (!row.downloadUrl) {
     throw new JobFailedError(`${describeOperation(row)} is ${row.status} without a download URL`, {
@@ -97,17 +97,63 @@ async function ensureDownloaded(
   const record = { operationId: row.operationId, path, ...file, downloadedAt: iso(ctx) };
   await recordExportFile(ctx.store, record);
   ctx.countRows(1);
-  return { ...record, rowsLoaded: null, loadedAt: null };
+  return (await getExportFile(ctx.store, row.operationId)) as ExportFileRow;
 }
 
-/** Downloads the file if needed, then loads it unless it is loaded already. */
+/**
+ * Downloads the file if needed, then loads it unless its load is over. A file whose header has no
+ * usable key is marked `unsupported` (kept, recorded, not read again: the window is done). A
+ * broken copy is deleted and downloaded again at once, `downloadAttempts` copies in all, then the
+ * file is marked `failed`. Either outcome fails the run that reaches it, once, without a retry.
+ * Returns the load status of a file whose load is over (`loaded`, or judged before).
+ */
 export async function ensureLoaded(
   ctx: JobContext,
   s: ExportsSettings,
   row: ExportOperationRow,
-): Promise<void> {
-  const file = await ensureDownloaded(ctx, s, row);
-  if (file.loadedAt) return;
+): Promise<string> {
+  for (;;) {
+    const file = await ensureDownloaded(ctx, s, row);
+    if (file.loadStatus !== 'pending') return file.loadStatus;
+    const outcome = await loadOnce(ctx, row, file);
+    if (outcome === 'loaded') return outcome;
+    if (outcome instanceof UnsupportedExportFileError) {
+      await markExportFileUnsupported(ctx.store, row.operationId, outcome.message);
+      ctx.countRows(1);
+      throw new JobFailedError(
+        `${describeOperation(row)}: ${outcome.message}; the file is kept and not read again until \`run exports --reload ${row.exportName}\``,
+        { unrecoverable: true, cause: outcome },
+      );
+    }
+    // A broken copy (a fault on the way, or upstream): forget it and fetch another, a bounded number of times.
+    await rm(file.path, { force: true });
+    const marked = await markExportFileBroken(
+      ctx.store,
+      row.operationId,
+      outcome.message,
+      s.downloadAttempts,
+    );
+    ctx.countRows(1);
+    const copies = marked?.brokenCopies ?? s.downloadAttempts;
+    if (marked?.loadStatus !== 'broken') {
+      throw new JobFailedError(
+        `${describeOperation(row)}: ${outcome.message}; ${copies} downloaded copies were broken (downloadAttempts ${s.downloadAttempts}): given up until \`run exports --reload ${row.exportName}\``,
+        { unrecoverable: true, cause: outcome },
+      );
+    }
+    ctx.log.warn(
+      { operationId: row.operationId, err: outcome.message, brokenCopies: copies },
+      'export file broken: deleted, downloading it again',
+    );
+  }
+}
+
+/** One load of the file: `loaded`, or why not (the errors a file can cause; others are thrown). */
+async function loadOnce(
+  ctx: JobContext,
+  row: ExportOperationRow,
+  file: ExportFileRow,
+): Promise<'loaded' | ExportFileError | UnsupportedExportFileError> {
   const task = `load ${row.exportName} ${row.firstDate}`;
   try {
     const { rows, added } = await loadExportFile(
@@ -126,14 +172,11 @@ export async function ensureLoaded(
       },
     );
     ctx.log.info({ operationId: row.operationId, rows, added }, 'export loaded');
+    return 'loaded';
   } catch (err) {
-    if (!(err instanceof ExportFileError)) throw err;
-    // A broken file (a fault on the way): forget it, so the next try downloads it again.
-    await deleteExportFile(ctx.store, row.operationId);
-    await rm(file.path, { force: true });
-    throw new ExportFileError(`${err.message}; the file was deleted and will be downloaded again`, {
-      cause: err,
-    });
+    if (ctx.signal.aborted) throw err;
+    if (err instanceof ExportFileError || err instanceof UnsupportedExportFileError) return err;
+    throw err;
   } finally {
     ctx.progress.end(task);
   }

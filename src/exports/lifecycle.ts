@@ -16,6 +16,7 @@ import {
 import {
   claimExportWindow,
   type ExportOperationRow,
+  FINAL_LOAD_STATUSES,
   getExportFile,
   getExportOperation,
   giveUpExportOperation,
@@ -62,15 +63,21 @@ export async function windowOf(c: Continuation, ctx: Pick<JobContext, 'store'>):
   return row ? `${row.exportName}|${row.firstDate}|${row.lastDate}` : operationId;
 }
 
-/** A poll for an operation that still has work left (running, or its file not loaded); none otherwise. */
+/**
+ * A poll for an operation that still has work left (running, or its file not loaded); none
+ * otherwise. Found RUNNING by a new run (a `run exports` after one that stopped at `maxWait`, a
+ * scheduled pass), its status is read at once rather than after the growing poll interval; in the
+ * queue, the delayed poll already waiting has the same id, so this one is deduped away.
+ */
 async function continuationsFor(
   ctx: JobContext,
   s: ExportsSettings,
   row: ExportOperationRow | undefined,
 ): Promise<Continuation[]> {
   if (!row) return [];
-  if (row.status === 'RUNNING' && !row.gaveUpAt) return [pollContinuation(row, s)];
-  if (COMPLETED.has(row.status) && !(await getExportFile(ctx.store, row.operationId))?.loadedAt) {
+  if (row.status === 'RUNNING' && !row.gaveUpAt) return [{ ...pollContinuation(row, s), delayMs: 0 }];
+  const load = (await getExportFile(ctx.store, row.operationId))?.loadStatus;
+  if (COMPLETED.has(row.status) && !(FINAL_LOAD_STATUSES as readonly string[]).includes(load ?? '')) {
     return [pollContinuation(row, s)];
   }
   return [];
@@ -220,7 +227,8 @@ export async function advanceExport(
       unrecoverable: true,
     });
   }
-  await ensureLoaded(ctx, s, row);
+  // A file judged unsupported or failed before (a stale poll) leaves its window as it is.
+  if ((await ensureLoaded(ctx, s, row)) !== 'loaded') return [];
   if (row.status === 'COMPLETED_WITH_WARNING' && row.code === 'WarnTruncatedExport') {
     return continueTruncated(ctx, s, row);
   }

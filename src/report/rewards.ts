@@ -1,5 +1,4 @@
 import Big from 'big.js';
-import { stringify } from 'csv-stringify/sync';
 import type { RewardsJobConfig } from '../config/index.js';
 import {
   bareAddress,
@@ -9,7 +8,6 @@ import {
   type PricedReward,
   type Store,
 } from '../store/index.js';
-import { formatTable } from '../terminal/text-table.js';
 import { canonicalNetwork, currencies } from '../upstream/endpoints.js';
 
 /**
@@ -24,17 +22,6 @@ export class ReportError extends Error {
   override readonly name = 'ReportError';
 }
 
-export const REWARDS_CSV_HEADER = [
-  'date',
-  'address',
-  'node_id',
-  'reward_type',
-  'amount_avax',
-  'price',
-  'currency',
-  'value',
-] as const;
-
 export interface RewardsReportRequest {
   /** First UTC day, YYYY-MM-DD, included. */
   from: string;
@@ -46,9 +33,22 @@ export interface RewardsReportRequest {
   addresses?: readonly string[] | undefined;
 }
 
+/**
+ * Why a reward has a value or not: `priced`; `pending` when the rewards job last read it before it
+ * was 24 h old (the API prices a reward only then: the next run stores its price); `unpriced` when
+ * it was read older than that and still came without a price in the currency (the API has none, or
+ * it was collected in other currencies only).
+ */
+export type PriceStatus = 'priced' | 'pending' | 'unpriced';
+
+/** The API prices a reward once its end time is this old. */
+const PRICE_DELAY_SECONDS = 86_400;
+
 export interface RewardsReportRow {
   /** UTC date of the reward's end time, YYYY-MM-DD. */
   date: string;
+  /** The reward's end time, Unix seconds. */
+  endTimestamp: number;
   /**
    * Whom the reward was collected for: the configured addresses among its owners (several, space
    * separated, when it belongs to more than one: the reward is still one row, counted once), else
@@ -64,13 +64,18 @@ export interface RewardsReportRow {
   currency: string;
   /** amount × price rounded to cents (half even); undefined without a price. */
   value: string | undefined;
+  priceStatus: PriceStatus;
   utxoId: string;
+  rewardTxHash: string;
+  outputIndex: number;
 }
 
 export interface RewardsTotals {
   rewards: number;
-  /** Rewards without a price: in `amount`, not in `value`. */
+  /** Rewards without a price (pending ones included): in `amount`, not in `value`. */
   unpriced: number;
+  /** Of those, the rewards younger than 24 h when last read: their price is yet to come. */
+  pending: number;
   amount: string;
   /** The sum of the rows' rounded values, so that the rows add up to it. */
   value: string;
@@ -159,16 +164,18 @@ function collectedFor(r: PricedReward, job: RewardsJobConfig | undefined): strin
   return r.addresses.join(' ') || r.nodeId;
 }
 
-function totalsOf(rows: readonly RewardsReportRow[]): RewardsTotals {
+export function totalsOf(rows: readonly RewardsReportRow[]): RewardsTotals {
   let amount = new Big(0);
   let value = new Big(0);
   let unpriced = 0;
+  let pending = 0;
   for (const row of rows) {
     amount = amount.plus(row.amount);
+    if (row.priceStatus === 'pending') pending++;
     if (row.value === undefined) unpriced++;
     else value = value.plus(row.value);
   }
-  return { rewards: rows.length, unpriced, amount: amount.toFixed(9), value: value.toFixed(2) };
+  return { rewards: rows.length, unpriced, pending, amount: amount.toFixed(9), value: value.toFixed(2) };
 }
 
 export async function buildRewardsReport(
@@ -186,8 +193,10 @@ export async function buildRewardsReport(
     .filter((r) => !subjects || subjects.has(r.nodeId) || r.addresses.some((a) => subjects.has(a)))
     .map((r): RewardsReportRow => {
       const amount = new Big(`${r.amount}e-${r.assetDenomination}`);
+      const readAt = Date.parse(r.lastSeenAt) / 1000;
       return {
         date: new Date(r.endTimestamp * 1000).toISOString().slice(0, 10),
+        endTimestamp: r.endTimestamp,
         address: collectedFor(r, job),
         nodeId: r.nodeId,
         rewardType: r.rewardType,
@@ -195,7 +204,15 @@ export async function buildRewardsReport(
         price: r.price ?? undefined,
         currency,
         value: r.price === null ? undefined : amount.times(r.price).round(2, Big.roundHalfEven).toFixed(2),
+        priceStatus:
+          r.price !== null
+            ? 'priced'
+            : readAt < r.endTimestamp + PRICE_DELAY_SECONDS
+              ? 'pending'
+              : 'unpriced',
         utxoId: r.utxoId,
+        rewardTxHash: r.rewardTxHash,
+        outputIndex: r.outputIndex,
       };
     });
   const months = [...new Set(rows.map((r) => r.date.slice(0, 7)))].map((month) => ({
@@ -205,54 +222,38 @@ export async function buildRewardsReport(
   return { network, currency, from: request.from, to: request.to, rows, months, total: totalsOf(rows) };
 }
 
-/** A row's cells in header order; a missing price or value is an empty cell, never 0. */
-function cells(r: RewardsReportRow): string[] {
-  return [r.date, r.address, r.nodeId, r.rewardType, r.amount, r.price ?? '', r.currency, r.value ?? ''];
-}
-
-/** CSV: the header and one line per reward; no totals (a spreadsheet sums them). */
-export function formatRewardsCsv(report: RewardsReport): string {
-  return stringify([[...REWARDS_CSV_HEADER], ...report.rows.map(cells)]);
-}
-
-/** The table: rows, a subtotal after each month, and the grand total. */
-export function formatRewardsTable(report: RewardsReport): string {
-  const lines: string[][] = [];
-  const rules: number[] = [];
-  const totalRow = (label: string, t: RewardsTotals) => [
-    label,
-    `${t.rewards} reward${t.rewards === 1 ? '' : 's'}${t.unpriced ? `, ${t.unpriced} without price` : ''}`,
-    '',
-    '',
-    t.amount,
-    '',
-    report.currency,
-    t.value,
-  ];
-  for (const { month, totals } of report.months) {
-    for (const r of report.rows.filter((row) => row.date.startsWith(month))) {
-      lines.push(cells(r));
-    }
-    rules.push(lines.length);
-    lines.push(totalRow(`${month} subtotal`, totals));
-  }
-  rules.push(lines.length);
-  lines.push(totalRow('total', report.total));
-  const title = `Rewards on ${report.network} that ended from ${report.from} to ${report.to} (UTC days, both included), valued in ${report.currency}`;
-  return `${title}\n\n${formatTable([...REWARDS_CSV_HEADER], lines, { right: [4, 5, 7], rulesBefore: rules })}\n`;
-}
-
-/** The stderr warning about rewards without a price, or undefined when every reward has one. */
-export function describeUnpriced(report: RewardsReport, limit = 20): string | undefined {
-  const unpriced = report.rows.filter((r) => r.value === undefined);
-  if (!unpriced.length) return undefined;
-  const listed = unpriced
+function listRewards(rows: readonly RewardsReportRow[], limit: number): string[] {
+  const listed = rows
     .slice(0, limit)
     .map((r) => `  ${r.date} ${r.rewardType} ${r.address} (utxo ${r.utxoId})`);
-  if (unpriced.length > limit) listed.push(`  … and ${unpriced.length - limit} more`);
-  return [
-    `warning: ${unpriced.length} reward(s) have no ${report.currency} price stored: their price and value are empty and the totals' values leave them out.`,
-    'The API prices a reward once it is older than 24 h, and the next rewards run stores it.',
-    ...listed,
-  ].join('\n');
+  if (rows.length > limit) listed.push(`  … and ${rows.length - limit} more`);
+  return listed;
+}
+
+/**
+ * The standard-error lines about rewards without a value, or undefined when every reward has one.
+ * `omitPending`: the format left the pending rewards out (an income import must not carry a zero).
+ */
+export function describeUnpriced(
+  report: RewardsReport,
+  { limit = 20, omitPending = false }: { limit?: number; omitPending?: boolean } = {},
+): string | undefined {
+  const pending = report.rows.filter((r) => r.priceStatus === 'pending');
+  const unpriced = report.rows.filter((r) => r.priceStatus === 'unpriced');
+  const lines: string[] = [];
+  if (pending.length) {
+    lines.push(
+      omitPending
+        ? `warning: ${pending.length} reward(s) pending, left out of this file: younger than 24 h when last collected, so the API had no price for them yet; the next rewards run stores it, then report again.`
+        : `warning: ${pending.length} reward(s) pending: younger than 24 h when last collected, so the API had no ${report.currency} price for them yet (their price and value are empty, the totals' values leave them out); the next rewards run stores it.`,
+      ...listRewards(pending, limit),
+    );
+  }
+  if (unpriced.length) {
+    lines.push(
+      `warning: ${unpriced.length} reward(s) have no ${report.currency} price stored although they were older than 24 h when collected (the API gave none in ${report.currency}): their price and value are empty, never 0, and the totals' values leave them out.`,
+      ...listRewards(unpriced, limit),
+    );
+  }
+  return lines.length ? lines.join('\n') : undefined;
 }

@@ -11,6 +11,7 @@ import {
   sumComputeUnitsSince,
 } from '../store/index.js';
 import { formatTable } from '../terminal/text-table.js';
+import { collectRewardsBackfill, type RewardsBackfill } from './backfill.js';
 
 /**
  * `glacier-collector status`: what an operator checks first. Everything comes from the database
@@ -48,6 +49,8 @@ export interface Status {
     recordedAt: string;
     polledAt: string | null;
   }[];
+  /** The rewards job's first backfill per batch, and the time it should take still; absent without the job. */
+  rewardsBackfill?: RewardsBackfill | undefined;
 }
 
 export interface JobStatus {
@@ -74,6 +77,7 @@ export async function collectStatus(
   config: Config,
   store: Store | undefined,
   now: Date,
+  options: { history?: string | undefined } = {},
 ): Promise<Status> {
   const day = now.toISOString().slice(0, 10);
   const [latestRuns, lastSuccesses, spent, tables, unfinished] = store
@@ -113,6 +117,11 @@ export async function collectStatus(
         : null,
     });
   }
+  const rewardsBackfill = await collectRewardsBackfill(config, store, {
+    nowMs: now.getTime(),
+    spentToday: spent,
+    history: options.history,
+  });
   return {
     now: now.toISOString(),
     database: {
@@ -141,6 +150,7 @@ export async function collectStatus(
         recordedAt: op.recordedAt,
         polledAt: op.polledAt,
       })),
+    rewardsBackfill,
   };
 }
 
@@ -161,6 +171,39 @@ function when(iso: string | null | undefined, now: Date): string {
 }
 
 const count = (n: number) => n.toLocaleString('en');
+
+/** "3d 4h", "2h 5m", "40s": a duration for people. */
+export function span(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+  return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3600)}h`;
+}
+
+function formatBackfill(b: RewardsBackfill, now: Date): string[] {
+  const e = b.estimate;
+  const head = b.complete
+    ? `rewards backfill (${b.network}, ${b.currency}): complete`
+    : `rewards backfill (${b.network}, ${b.currency}): ${count(e.pagesLeft)} page(s), ${count(e.computeUnitsLeft)} CU left; about ${span(e.seconds)} (${e.limitedBy === 'schedule' ? 'the schedule' : 'the budget'} sets the pace: ${count(b.budget.computeUnitsPerMinute)} CU/minute, ${count(b.budget.computeUnitsPerDay)} CU/day), ending ${when(e.finishesAt, now)}; history assumed from ${b.historyStart.slice(0, 10)}`;
+  return [
+    head,
+    formatTable(
+      ['batch', 'ids', 'first id', 'backfill', 'pages', 'rewards', 'oldest reward', 'pages left'],
+      b.batches.map((x) => [
+        `${x.batch} (${x.kind === 'addresses' ? 'addresses' : 'node ids'})`,
+        String(x.ids),
+        x.firstId,
+        x.complete ? 'complete' : x.started ? 'running' : 'not started',
+        count(x.pages),
+        count(x.rewards),
+        x.oldestReward ? `${x.oldestReward.slice(0, 19).replace('T', ' ')}Z` : '-',
+        x.complete ? '0' : `~${count(x.pagesLeft)}`,
+      ]),
+      { right: [1, 4, 5, 7] },
+    ),
+  ];
+}
 
 /** The terminal view: jobs, budget, exports in flight, then rows per table. */
 export function formatStatus(status: Status): string {
@@ -206,6 +249,7 @@ export function formatStatus(status: Status): string {
       );
     }
   }
+  if (status.rewardsBackfill) out.push('', ...formatBackfill(status.rewardsBackfill, now));
   out.push('');
   const database = `${status.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} database ${status.database.location}`;
   if (!status.database.exists) out.push(`${database}: not created yet (no job has run)`);

@@ -158,11 +158,27 @@ export function csvLine(cells: readonly string[]): string {
 
 export type CsvMutation = 'none' | 'truncate' | 'malformed' | 'extraFields';
 
+/**
+ * One column of a file laid out otherwise than the simulator's own: a header cell and what the
+ * rows hold under it, a field of the row (csv.ts's names: `txHash`, `from`...) or a fixed value.
+ * A bare string is a field under its own name.
+ */
+export type CsvColumnSpec = string | { header: string; field?: string; value?: string };
+
+/**
+ * A defect in every file, at its middle row (or its last): a NUL byte in a cell, a byte that is
+ * not UTF-8, a quote inside an unquoted cell (csv-parse's INVALID_OPENING_QUOTE), a last row cut
+ * short (fewer cells than the header, no final newline).
+ */
+export type CsvDefect = 'nulByte' | 'invalidUtf8' | 'quoteInCell' | 'shortLastRow';
+
 export interface CsvStreamOptions {
   seed: number;
   range: ExportedRange;
   rowsPerDay: number;
   mutation: CsvMutation;
+  columns?: readonly CsvColumnSpec[] | undefined;
+  defect?: CsvDefect | undefined;
   /** Called with the bytes produced when the stream ends (halfway with the truncate fault). */
   onEnd?: (bytes: number) => void;
 }
@@ -170,17 +186,66 @@ export interface CsvStreamOptions {
 /** Rows pushed per read() call: large enough to amortise, small enough to keep memory flat. */
 const BATCH_ROWS = 256;
 
+function layout(
+  request: ExportRequest,
+  specs: readonly CsvColumnSpec[] | undefined,
+): { header: string[]; cells: (row: CsvRow) => string[] } {
+  const columns = (specs ?? columnsOf(request)).map((c) =>
+    typeof c === 'string' ? { header: c, field: c, value: undefined } : c,
+  );
+  return {
+    header: columns.map((c) => c.header),
+    cells: (row) => columns.map((c) => c.value ?? (c.field === undefined ? '' : (row[c.field] ?? ''))),
+  };
+}
+
+/** Marks a cell where a byte that is not UTF-8 goes (replaced when the chunk becomes bytes). */
+const NOT_UTF8 = '\uE000';
+
 export function createCsvStream(options: CsvStreamOptions): Readable {
-  const { range, mutation } = options;
-  const columns = columnsOf(range.record.request);
+  const { range, mutation, defect } = options;
+  const { header: columns, cells: cellsOf } = layout(range.record.request, options.columns);
   const header = mutation === 'extraFields' ? [...columns, 'simFutureColumn'] : [...columns];
   const rows = exportRows(options.seed, range, options.rowsPerDay);
   const total = (range.lastDay - range.firstDay + 1) * options.rowsPerDay;
   const cutAt = mutation === 'truncate' ? Math.floor(total / 2) : Number.POSITIVE_INFINITY;
   const badAt = mutation === 'malformed' ? Math.floor(total / 2) : -1;
+  const defectAt = defect === 'shortLastRow' ? total - 1 : Math.floor(total / 2);
   let index = 0;
   let bytes = 0;
   let headerSent = false;
+  const push = (stream: Readable, chunk: string) => {
+    const data = chunk.includes(NOT_UTF8)
+      ? Buffer.concat(
+          chunk
+            .split(NOT_UTF8)
+            .flatMap((part, i) => (i === 0 ? [Buffer.from(part)] : [Buffer.from([0xff]), Buffer.from(part)])),
+        )
+      : Buffer.from(chunk);
+    bytes += data.length;
+    if (data.length > 0) stream.push(data);
+  };
+  const defective = (cells: string[]): string => {
+    switch (defect) {
+      case 'nulByte':
+        return csvLine([`${cells[0] ?? ''}\0`, ...cells.slice(1)]);
+      case 'invalidUtf8':
+        return csvLine([`${cells[0] ?? ''}${NOT_UTF8}`, ...cells.slice(1)]);
+      case 'quoteInCell':
+        return `${['x"y', ...cells.slice(1).map(csvField)].join(',')}\n`;
+      case 'shortLastRow':
+        return cells
+          .slice(0, Math.max(1, cells.length - 3))
+          .map(csvField)
+          .join(',');
+      case undefined:
+        return csvLine(cells);
+      default: {
+        const never: never = defect;
+        throw new Error(`unknown CSV defect ${String(never)}`);
+      }
+    }
+  };
 
   return new Readable({
     read() {
@@ -193,19 +258,19 @@ export function createCsvStream(options: CsvStreamOptions): Readable {
         // The truncate fault ends the stream halfway; the server then drops the connection.
         const next = index >= cutAt ? { done: true as const } : rows.next();
         if (next.done) {
-          bytes += Buffer.byteLength(chunk);
-          if (chunk) this.push(chunk);
+          push(this, chunk);
           options.onEnd?.(bytes);
           this.push(null);
           return;
         }
-        const cells = columns.map((c) => next.value[c] ?? '');
+        const cells = cellsOf(next.value);
         if (index === badAt) chunk += '"unterminated,row\n';
+        else if (index === defectAt)
+          chunk += defective(mutation === 'extraFields' ? [...cells, 'future'] : cells);
         else chunk += csvLine(mutation === 'extraFields' ? [...cells, 'future'] : cells);
         index++;
       }
-      bytes += Buffer.byteLength(chunk);
-      this.push(chunk);
+      push(this, chunk);
     },
   });
 }

@@ -22,6 +22,9 @@ export const INTERNAL_ERROR_MARKER = 'simfail';
 export const INTERNAL_ERROR_HEX_MARKER = 'deadfa11';
 const DAY_MS = 86_400_000;
 const PROGRESS_TICK_MS = 1_000;
+
+import type { CsvColumnSpec, CsvDefect } from './csv.js';
+
 /** Range when firstDate is omitted: the week ending on lastDate. */
 const DEFAULT_RANGE_DAYS = 7;
 
@@ -32,6 +35,10 @@ export interface ExportSettings {
   maxRangeDays: number;
   /** CSV rows per exported day. @defaultValue 500 */
   rowsPerDay: number;
+  /** The files' columns, when not the simulator's own (csv.ts). */
+  fileColumns?: readonly CsvColumnSpec[] | undefined;
+  /** A defect in every file (csv.ts). */
+  fileDefect?: CsvDefect | undefined;
 }
 
 type Outcome =

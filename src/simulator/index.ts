@@ -8,6 +8,7 @@ import { type Clock, systemClock } from '../runtime/clock.js';
 import type { TierName } from '../upstream/endpoints.js';
 import { type ApiKeyConfig, createAuth } from './auth.js';
 import type { SimContext } from './context.js';
+import type { CsvColumnSpec, CsvDefect } from './csv.js';
 import { createRewardSource, type RewardKey } from './data/rewards.js';
 import { createSupplySource } from './data/supply.js';
 import { createTransactionSource } from './data/transactions.js';
@@ -43,8 +44,18 @@ export interface SimulatorOptions {
   apiKeys?: Record<string, { tier?: TierName; orgIds?: string[]; computeUnitsPerMinute?: number }>;
   /** Refuse keyless requests with 401. @defaultValue false (no key = the 'none' tier) */
   requireApiKey?: boolean;
-  /** Export operations: runningMs @defaultValue 5000, maxRangeDays @defaultValue 31, rowsPerDay @defaultValue 500 */
-  exports?: { runningMs?: number; maxRangeDays?: number; rowsPerDay?: number };
+  /**
+   * Export operations: runningMs @defaultValue 5000, maxRangeDays @defaultValue 31, rowsPerDay
+   * @defaultValue 500; fileColumns: the files' header and columns (another layout than the
+   * simulator's own, as a real export may have); fileDefect: a defect in every file.
+   */
+  exports?: {
+    runningMs?: number;
+    maxRangeDays?: number;
+    rowsPerDay?: number;
+    fileColumns?: readonly CsvColumnSpec[];
+    fileDefect?: CsvDefect;
+  };
   faults?: FaultConfig;
   /** Base of downloadUrl. @defaultValue the server's own URL */
   publicUrl?: string;
@@ -85,6 +96,8 @@ function exportSettings(options: SimulatorOptions['exports']): ExportSettings {
     runningMs: positive('exports.runningMs', options?.runningMs ?? 5_000, true),
     maxRangeDays: Math.floor(positive('exports.maxRangeDays', options?.maxRangeDays ?? 31)),
     rowsPerDay: Math.floor(positive('exports.rowsPerDay', options?.rowsPerDay ?? 500)),
+    fileColumns: options?.fileColumns,
+    fileDefect: options?.fileDefect,
   };
 }
 

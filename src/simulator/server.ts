@@ -236,9 +236,11 @@ export function createSimServer(deps: SimServerDeps): SimServer {
       seed: ctx.seed,
       range: result.range,
       rowsPerDay: ctx.exportSettings.rowsPerDay,
+      columns: ctx.exportSettings.fileColumns,
+      defect: ctx.exportSettings.fileDefect,
       mutation,
       onEnd: (bytes) => {
-        if (mutation === 'truncate' || mutation === 'malformed') return;
+        if (mutation === 'truncate' || mutation === 'malformed' || ctx.exportSettings.fileDefect) return;
         deps.served.downloads.push({ operationId: record.id, bytes });
         trimLog(deps.served.downloads, deps.logLimit);
       },

@@ -21,6 +21,7 @@ import { getTableConfig, SQLiteInteger, type SQLiteTable } from 'drizzle-orm/sql
 import { statementsOf } from './dialects/index.js';
 import { DatabaseWriteError, databaseProblem } from './errors.js';
 import {
+  exportFileCounts,
   exportStatusCounts,
   exportSummaries,
   jobSummaries,
@@ -98,7 +99,7 @@ const COUNTED_BY_TRIGGERS = [rewardSummaries, rewardValueSummaries, usageSummari
 const REBUILT: { tables: SQLiteTable[]; rebuild: (sql: Sql) => Promise<void> }[] = [
   { tables: [transactionSummaries], rebuild: rebuildTransactionSummaries },
   { tables: [jobSummaries], rebuild: rebuildJobSummaries },
-  { tables: [exportSummaries, exportStatusCounts], rebuild: refreshExportSummaries },
+  { tables: [exportSummaries, exportStatusCounts, exportFileCounts], rebuild: refreshExportSummaries },
 ];
 
 const SUMMARIES = new Set([...COUNTED_BY_TRIGGERS, ...REBUILT.flatMap((r) => r.tables)].map(getTableName));

@@ -13,7 +13,7 @@ export interface ExportedTransactionsWriter {
   /** Inserts a batch in one transaction; returns the rows that were new. */
   insert(rows: readonly unknown[][]): Promise<number>;
   /**
-   * Inserts the last batch and marks the file loaded (`rows_loaded`, `loaded_at`) in the same
+   * Inserts the last batch and marks the file loaded (`rows_loaded`, `loaded_at`, `load_status`) in the same
    * transaction: a file is either marked loaded with every row in, or loaded again (adding nothing
    * it already added) by the next try.
    */
@@ -36,11 +36,11 @@ export function createExportedTransactionsWriter(store: Store): ExportedTransact
     finish: (rows, file) =>
       store.transaction(async (tx) => {
         const added = await insertAll(tx, rows);
-        await tx.run('UPDATE export_files SET rows_loaded = ?, loaded_at = ? WHERE operation_id = ?', [
-          file.rowsLoaded,
-          file.loadedAt,
-          file.operationId,
-        ]);
+        await tx.run(
+          `UPDATE export_files SET rows_loaded = ?, loaded_at = ?, load_status = 'loaded', load_error = NULL
+           WHERE operation_id = ?`,
+          [file.rowsLoaded, file.loadedAt, file.operationId],
+        );
         return added;
       }),
   };

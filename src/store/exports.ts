@@ -221,25 +221,39 @@ export function getExportOperation(sql: Sql, operationId: string): Promise<Expor
   ]);
 }
 
+/** Every load status of an export file (export_files.load_status). */
+export const EXPORT_LOAD_STATUSES = ['pending', 'loaded', 'unsupported', 'broken', 'failed'] as const;
+
+/** Load statuses after which a file is not read again (until `run exports --reload`). */
+export const FINAL_LOAD_STATUSES = ['loaded', 'unsupported', 'failed'] as const;
+const FINAL_LOADS = FINAL_LOAD_STATUSES.map((status) => `'${status}'`).join(', ');
+
 /**
  * Operations with work left: RUNNING ones still polled, and completed ones whose file is not
- * downloaded or not loaded yet. After a crash or a Redis loss, the scheduled pass polls them again.
+ * downloaded, not loaded yet, or broken (to be downloaded again). After a crash or a Redis loss,
+ * the scheduled pass polls them again. A file judged unsupported or failed is done with.
  */
 export function listUnfinishedExports(sql: Sql): Promise<ExportOperationRow[]> {
   return sql.all<ExportOperationRow>(
     `SELECT ${selectList(exportOperations, 'o')} FROM export_operations o
      LEFT JOIN export_files f ON f.operation_id = o.operation_id
      WHERE (o.status = 'RUNNING' AND o.gave_up_at IS NULL)
-        OR (o.status IN ('COMPLETED', 'COMPLETED_WITH_WARNING') AND f.loaded_at IS NULL)`,
+        OR (o.status IN ('COMPLETED', 'COMPLETED_WITH_WARNING') AND f.loaded_at IS NULL
+            AND coalesce(f.load_status, 'pending') NOT IN (${FINAL_LOADS}))`,
   );
 }
 
-/** Truncated operations (WarnTruncatedExport) whose remainder has not been claimed yet. */
+/**
+ * Truncated operations (WarnTruncatedExport) whose remainder has not been claimed yet, and whose
+ * file was readable: a remainder of an unsupported or failed file would only be unreadable too.
+ */
 export function listTruncatedWithoutFollowUp(sql: Sql): Promise<ExportOperationRow[]> {
   return sql.all<ExportOperationRow>(
     `SELECT ${selectList(exportOperations, 'o')} FROM export_operations o
      WHERE o.status = 'COMPLETED_WITH_WARNING' AND o.code = 'WarnTruncatedExport' AND o.next_date IS NOT NULL
-       AND NOT EXISTS (SELECT 1 FROM export_claims c WHERE c.follow_up_of = o.operation_id)`,
+       AND NOT EXISTS (SELECT 1 FROM export_claims c WHERE c.follow_up_of = o.operation_id)
+       AND NOT EXISTS (SELECT 1 FROM export_files f WHERE f.operation_id = o.operation_id
+         AND f.load_status IN ('unsupported', 'failed'))`,
   );
 }
 
@@ -267,11 +281,16 @@ export interface ExportFileRecord {
   downloadedAt: string;
 }
 
+/**
+ * Records a complete download: a new file, or a new copy of one (its load starts over; the count
+ * of broken copies is kept).
+ */
 export async function recordExportFile(sql: Sql, file: ExportFileRecord): Promise<void> {
   await sql.run(
     `INSERT INTO export_files (operation_id, path, size_bytes, sha256, downloaded_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (operation_id) DO UPDATE SET path = excluded.path, size_bytes = excluded.size_bytes,
-       sha256 = excluded.sha256, downloaded_at = excluded.downloaded_at, rows_loaded = NULL, loaded_at = NULL`,
+       sha256 = excluded.sha256, downloaded_at = excluded.downloaded_at, rows_loaded = NULL, loaded_at = NULL,
+       load_status = 'pending', load_error = NULL`,
     [file.operationId, file.path, file.sizeBytes, file.sha256, file.downloadedAt],
   );
 }
@@ -280,7 +299,67 @@ export function getExportFile(sql: Sql, operationId: string): Promise<ExportFile
   return sql.get<ExportFileRow>(`SELECT ${FILE} FROM export_files WHERE operation_id = ?`, [operationId]);
 }
 
-/** Forgets a downloaded file (it proved unreadable): the next poll downloads it again. */
-export async function deleteExportFile(sql: Sql, operationId: string): Promise<void> {
-  await sql.run('DELETE FROM export_files WHERE operation_id = ?', [operationId]);
+/** The file's header has no usable key: kept and recorded, not read again until a reload. */
+export async function markExportFileUnsupported(
+  sql: Sql,
+  operationId: string,
+  reason: string,
+): Promise<void> {
+  await sql.run(
+    "UPDATE export_files SET load_status = 'unsupported', load_error = ? WHERE operation_id = ?",
+    [reason, operationId],
+  );
+}
+
+/**
+ * A copy of the file proved broken (it was deleted): counted; `broken` while fewer than
+ * `maxCopies` copies were, then `failed`. Returns the row.
+ */
+export async function markExportFileBroken(
+  sql: Sql,
+  operationId: string,
+  reason: string,
+  maxCopies: number,
+): Promise<ExportFileRow | undefined> {
+  await sql.run(
+    `UPDATE export_files SET broken_copies = broken_copies + 1, load_error = ?,
+       load_status = CASE WHEN broken_copies + 1 >= ? THEN 'failed' ELSE 'broken' END
+     WHERE operation_id = ?`,
+    [reason, maxCopies, operationId],
+  );
+  return getExportFile(sql, operationId);
+}
+
+/**
+ * `run exports --reload <name>`: the definition's files judged unsupported are read again from
+ * disk, and those failed are downloaded again (their count of broken copies starts over). Returns
+ * how many of each.
+ */
+export async function reopenExportFiles(
+  sql: Sql,
+  exportName: string,
+): Promise<{ unsupported: number; failed: number }> {
+  return sql.transaction(async (tx) => {
+    const ofDefinition = 'operation_id IN (SELECT operation_id FROM export_operations WHERE export_name = ?)';
+    const unsupported = await tx.run(
+      `UPDATE export_files SET load_status = 'pending', load_error = NULL
+       WHERE load_status = 'unsupported' AND ${ofDefinition}`,
+      [exportName],
+    );
+    const failed = await tx.run(
+      `UPDATE export_files SET load_status = 'broken', load_error = NULL, broken_copies = 0
+       WHERE load_status = 'failed' AND ${ofDefinition}`,
+      [exportName],
+    );
+    return { unsupported, failed };
+  });
+}
+
+/** Whether any operation was made for the export definition `exportName`. */
+export async function hasExportOperations(sql: Sql, exportName: string): Promise<boolean> {
+  return (
+    (await sql.get('SELECT 1 AS found FROM export_operations WHERE export_name = ? LIMIT 1', [
+      exportName,
+    ])) !== undefined
+  );
 }

@@ -107,6 +107,11 @@ export interface PricedReward {
   amount: string;
   assetDenomination: number;
   price: string | null;
+  /** The transaction that paid it (one pays several outputs: `outputIndex` tells them apart). */
+  rewardTxHash: string;
+  outputIndex: number;
+  /** When the rewards job last read it (ISO 8601): a reward read before it was 24 h old had no price yet. */
+  lastSeenAt: string;
   /** Bare addresses (reward_addresses). */
   addresses: string[];
 }
@@ -123,7 +128,8 @@ export async function listPricedRewards(
   const rows = await sql.all<Omit<PricedReward, 'addresses'>>(
     `SELECT r.utxo_id AS "utxoId", r.node_id AS "nodeId", r.reward_type AS "rewardType",
        r.end_timestamp AS "endTimestamp", CAST(r.amount AS TEXT) AS amount,
-       r.asset_denomination AS "assetDenomination", CAST(p.value AS TEXT) AS price
+       r.asset_denomination AS "assetDenomination", CAST(p.value AS TEXT) AS price,
+       r.reward_tx_hash AS "rewardTxHash", r.output_index AS "outputIndex", r.last_seen_at AS "lastSeenAt"
      FROM rewards r
      LEFT JOIN reward_prices p ON p.network = r.network AND p.utxo_id = r.utxo_id AND p.currency = ?
      WHERE r.network = ? AND r.end_timestamp >= ? AND r.end_timestamp < ?

@@ -256,6 +256,9 @@ export const exportFiles = pgTable(
     downloadedAt: timestamptz('downloaded_at').notNull(),
     rowsLoaded: int8('rows_loaded'),
     loadedAt: timestamptz('loaded_at'),
+    loadStatus: text('load_status').notNull().default('pending'),
+    loadError: text('load_error'),
+    brokenCopies: int8('broken_copies').notNull().default(0),
   },
   (t) => [index('export_files_unloaded_idx').on(t.operationId).where(sql`${t.loadedAt} IS NULL`)],
 );
@@ -267,9 +270,9 @@ export const exportedTransactions = pgTable(
     chainId: text('chain_id').notNull(),
     txHash: text('tx_hash').notNull(),
     operationId: text('operation_id').notNull(),
-    blockTimestamp: int8('block_timestamp').notNull(),
+    blockTimestamp: int8('block_timestamp'),
     /** Text in both kinds of file: a number (EVM) or a type name (Primary Network). */
-    txType: text('tx_type').notNull(),
+    txType: text('tx_type'),
     blockNumber: numeric('block_number'),
     blockHash: text('block_hash'),
     blockIndex: int8('block_index'),
@@ -288,6 +291,7 @@ export const exportedTransactions = pgTable(
     addresses: text('addresses'),
     amount: numeric('amount'),
     assetId: text('asset_id'),
+    extra: jsonb('extra'),
   },
   (t) => [
     primaryKey({ name: 'exported_transactions_pkey', columns: [t.exportName, t.chainId, t.txHash] }),
@@ -417,4 +421,14 @@ export const exportStatusCounts = pgTable(
     operations: int8('operations').notNull(),
   },
   (t) => [primaryKey({ name: 'export_status_counts_pkey', columns: [t.exportName, t.status] })],
+);
+
+export const exportFileCounts = pgTable(
+  'export_file_counts',
+  {
+    exportName: text('export_name').notNull(),
+    loadStatus: text('load_status').notNull(),
+    files: int8('files').notNull(),
+  },
+  (t) => [primaryKey({ name: 'export_file_counts_pkey', columns: [t.exportName, t.loadStatus] })],
 );

@@ -281,6 +281,16 @@ export const exportFiles = sqliteTable(
     /** CSV rows in the file (all of them are in exported_transactions once `loaded_at` is set). */
     rowsLoaded: integer('rows_loaded'),
     loadedAt: text('loaded_at'),
+    /**
+     * `pending` (not loaded yet), `loaded`, `unsupported` (its header has no usable key: kept, not
+     * read again until `run exports --reload`), `broken` (the copy failed to parse: deleted, to be
+     * downloaded again), `failed` (broken `downloadAttempts` times).
+     */
+    loadStatus: text('load_status').notNull().default('pending'),
+    /** Why it is unsupported, broken or failed. */
+    loadError: text('load_error'),
+    /** Copies that proved broken (each deleted and downloaded again). */
+    brokenCopies: integer('broken_copies').notNull().default(0),
   },
   // Files downloaded but not loaded yet: a handful, found without reading the others.
   (t) => [index('export_files_unloaded_idx').on(t.operationId).where(sql`${t.loadedAt} IS NULL`)],
@@ -303,9 +313,9 @@ export const exportedTransactions = sqliteTable(
     /** The export operation whose file first brought the row (join export_operations, export_files). */
     operationId: text('operation_id').notNull(),
     /** Unix seconds. */
-    blockTimestamp: integer('block_timestamp').notNull(),
+    blockTimestamp: integer('block_timestamp'),
     /** EVM: the numeric type (`0`, `2`); Primary Network: the tx type name (`BaseTx`...). */
-    txType: text('tx_type').notNull(),
+    txType: text('tx_type'),
     /** EVM only, decimal text. */
     blockNumber: text('block_number'),
     blockHash: text('block_hash'),
@@ -328,6 +338,11 @@ export const exportedTransactions = sqliteTable(
     /** Primary Network only: smallest units (nAVAX for AVAX), decimal text. */
     amount: text('amount'),
     assetId: text('asset_id'),
+    /**
+     * JSON object of the row's cells the collector does not map to a column (by header name), and
+     * of known columns whose value did not fit the column's type; NULL when there are none.
+     */
+    extra: text('extra'),
   },
   (t) => [
     primaryKey({ columns: [t.exportName, t.chainId, t.txHash] }),
@@ -470,4 +485,15 @@ export const exportStatusCounts = sqliteTable(
     operations: integer('operations').notNull(),
   },
   (t) => [primaryKey({ columns: [t.exportName, t.status] })],
+);
+
+/** Downloaded files per export definition and load status. */
+export const exportFileCounts = sqliteTable(
+  'export_file_counts',
+  {
+    exportName: text('export_name').notNull(),
+    loadStatus: text('load_status').notNull(),
+    files: integer('files').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.exportName, t.loadStatus] })],
 );

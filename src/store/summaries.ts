@@ -229,6 +229,8 @@ export interface ExportSummary {
   lastCompletedAtMs: number | null;
   /** Operations per status. */
   statuses: Record<string, number>;
+  /** Downloaded files per load status (`pending`, `loaded`, `unsupported`, `broken`, `failed`). */
+  files: Record<string, number>;
 }
 
 export async function readExportSummaries(sql: Sql): Promise<ExportSummary[]> {
@@ -238,7 +240,7 @@ export async function readExportSummaries(sql: Sql): Promise<ExportSummary[]> {
        files_downloaded AS "filesDownloaded", rows_loaded AS "rowsLoaded", last_completed_at_ms AS "lastCompletedAtMs"
      FROM export_summaries ORDER BY export_name`,
   );
-  for (const row of summaries) byName.set(row.exportName, { ...row, statuses: {} });
+  for (const row of summaries) byName.set(row.exportName, { ...row, statuses: {}, files: {} });
   const counts = await sql.all<{ exportName: string; status: string; operations: number }>(
     'SELECT export_name AS "exportName", status, operations FROM export_status_counts ORDER BY export_name, status',
   );
@@ -246,13 +248,20 @@ export async function readExportSummaries(sql: Sql): Promise<ExportSummary[]> {
     const summary = byName.get(row.exportName);
     if (summary) summary.statuses[row.status] = row.operations;
   }
+  const files = await sql.all<{ exportName: string; loadStatus: string; files: number }>(
+    'SELECT export_name AS "exportName", load_status AS "loadStatus", files FROM export_file_counts ORDER BY export_name, load_status',
+  );
+  for (const row of files) {
+    const summary = byName.get(row.exportName);
+    if (summary) summary.files[row.loadStatus] = row.files;
+  }
   return [...byName.values()];
 }
 
 /**
  * Recomputes the export summaries from export_operations and export_files, in one transaction:
- * operations per status, the newest one's status, bytes downloaded, rows loaded (files whose load
- * finished), the newest completion. Their size is one row per operation (a few per definition and
+ * operations per status, files per load status, the newest one's status, bytes downloaded, rows
+ * loaded (files whose load finished), the newest completion. Their size is one row per operation (a few per definition and
  * day), and this runs after an exports run (and at start-up), not on a scrape. Two at once (two
  * hosts) take turns.
  */
@@ -263,6 +272,10 @@ export async function refreshExportSummaries(sql: Sql): Promise<void> {
       DELETE FROM export_status_counts;
       INSERT INTO export_status_counts (export_name, status, operations)
       SELECT export_name, ${EFFECTIVE_STATUS}, count(*) FROM export_operations GROUP BY 1, 2;
+      DELETE FROM export_file_counts;
+      INSERT INTO export_file_counts (export_name, load_status, files)
+      SELECT o.export_name, f.load_status, count(*)
+      FROM export_files f JOIN export_operations o ON o.operation_id = f.operation_id GROUP BY 1, 2;
       DELETE FROM export_summaries;
       INSERT INTO export_summaries
         (export_name, latest_status, bytes_downloaded, files_downloaded, rows_loaded, last_completed_at_ms)

@@ -29,6 +29,32 @@ export interface Mark {
 export interface NewestFirstCursor {
   highWater?: Mark | undefined;
   pending?: { pageToken: string; newest: Mark; stopAt?: Mark | undefined } | undefined;
+  /** The first backfill's progress (`backfill` streams), kept once it is complete. */
+  backfill?: BackfillProgress | undefined;
+}
+
+/**
+ * How far the first read of a `backfill` stream's whole history got: it is complete once the
+ * stream has a high-water mark. Written with each page's cursor, so a crash or a `maxPages` stop
+ * keeps it, and the next run goes on counting.
+ */
+export interface BackfillProgress {
+  /** Pages committed, a page whose token expired and was read again included (each cost a request). */
+  pages: number;
+  /** Items read, each once. */
+  items: number;
+  /** The oldest item reached so far. */
+  oldest?: Mark | undefined;
+  /** The newest item when the backfill started: with `oldest`, the span of history read. */
+  newest?: Mark | undefined;
+}
+
+/**
+ * A `backfill` stream's first read of its history is complete once its first segment reached the
+ * end of the list: from then on the cursor has a mark (or, for an empty list, nothing pending).
+ */
+export function backfillComplete(cursor: NewestFirstCursor | undefined): boolean {
+  return cursor !== undefined && (cursor.highWater !== undefined || cursor.pending === undefined);
 }
 
 export interface NewestFirstOptions<T> {
@@ -71,21 +97,29 @@ export interface NewestFirstResult {
 export async function syncNewestFirst<T>(o: NewestFirstOptions<T>): Promise<NewestFirstResult> {
   const stored = await readCursor<NewestFirstCursor>(o.store, o.job, o.scope);
   const initial = stored ?? {};
-  const state: WalkState = { rowsWritten: 0, pages: 0, highWater: initial.highWater, cursor: stored };
+  const state: WalkState = {
+    rowsWritten: 0,
+    pages: 0,
+    highWater: initial.highWater,
+    cursor: stored,
+    progress: initial.backfill,
+  };
   const stop = (outcome: 'paused' | 'superseded') => ({
     rowsWritten: state.rowsWritten,
     pages: state.pages,
     complete: false,
     superseded: outcome === 'superseded',
   });
+  let rereading = false;
   if (initial.pending) {
     const { pageToken, newest, stopAt } = initial.pending;
     const outcome = await walk(o, state, pageToken, newest, stopAt, true);
     if (outcome === 'paused' || outcome === 'superseded') return stop(outcome);
     // 'done': the open segment is complete, so read what arrived on top meanwhile if pages remain;
     // 'restart': its token expired, so read it again from the top, down to the same mark.
+    rereading = outcome === 'restart';
   }
-  const outcome = await walk(o, state, undefined, undefined, state.highWater, false);
+  const outcome = await walk(o, state, undefined, undefined, state.highWater, false, rereading);
   if (outcome === 'paused' || outcome === 'superseded') return stop(outcome);
   return { rowsWritten: state.rowsWritten, pages: state.pages, complete: true, superseded: false };
 }
@@ -96,6 +130,23 @@ interface WalkState {
   highWater: Mark | undefined;
   /** The cursor as this walk last read or wrote it (undefined: none stored). */
   cursor: NewestFirstCursor | undefined;
+  progress: BackfillProgress | undefined;
+}
+
+/** The backfill's progress after `items`, a page of the walk down to the end of the list. */
+function advanceProgress<T>(
+  o: NewestFirstOptions<T>,
+  progress: BackfillProgress | undefined,
+  items: readonly T[],
+  rereading: boolean,
+): BackfillProgress {
+  const p = progress ?? { pages: 0, items: 0 };
+  const marks = items.map(o.mark);
+  // Read again after an expired token: only what lies below the oldest item reached is new.
+  const fresh = rereading && p.oldest ? marks.filter((m) => m.ts < p.oldest!.ts) : marks;
+  let oldest = p.oldest;
+  for (const m of fresh) if (!oldest || m.ts < oldest.ts) oldest = m;
+  return { pages: p.pages + 1, items: p.items + fresh.length, oldest, newest: p.newest ?? marks[0] };
 }
 
 async function walk<T>(
@@ -105,7 +156,10 @@ async function walk<T>(
   startNewest: Mark | undefined,
   stopAt: Mark | undefined,
   resumed: boolean,
+  rereading = false,
 ): Promise<'done' | 'paused' | 'restart' | 'superseded'> {
+  // The walk down to the end of the list of a stream with no mark yet: its first backfill.
+  const tracking = o.backfill && stopAt === undefined;
   let token = startToken;
   let newest = startNewest;
   /** The next page, requested while the current one was written. */
@@ -128,6 +182,7 @@ async function walk<T>(
     const end = reached || !page.nextPageToken;
     const outOfPages = state.pages >= o.maxPages;
 
+    const progress = tracking ? advanceProgress(o, state.progress, page.items, rereading) : state.progress;
     let cursor: NewestFirstCursor;
     if (end) {
       cursor = { highWater: newest ?? state.highWater };
@@ -139,6 +194,7 @@ async function walk<T>(
         pending: { pageToken: page.nextPageToken!, newest: newest!, stopAt },
       };
     }
+    if (progress) cursor.backfill = progress;
     prefetched = undefined;
     if (!end && !outOfPages && (o.prefetch ?? true)) {
       prefetched = o.fetchPage(page.nextPageToken);
@@ -157,6 +213,7 @@ async function walk<T>(
     );
     if (written === undefined) return 'superseded';
     state.cursor = cursor;
+    state.progress = progress;
     state.rowsWritten += written;
     o.countRows?.(written);
     if (end) {

@@ -156,6 +156,15 @@ export function createTransport(options: TransportOptions): Send {
     };
 
     const attemptOnce = async (attempt: number): Promise<AttemptOutcome<T>> => {
+      try {
+        await options.budget?.acquire(spec.endpoint, computeUnits, callSignal);
+      } catch (err) {
+        checkCallAborted(err, attempt - 1);
+        throw err;
+      }
+      // The attempt's time starts once the budget lets it go: a wait for the next minute's compute
+      // units (up to 60 s) is no slow network, and timing it out would spend the units it took on
+      // a request never sent (only the call's own deadline bounds the wait).
       const attemptTimeout = AbortSignal.timeout(options.attemptTimeoutMs);
       const signal = AbortSignal.any([callSignal, attemptTimeout]);
       const networkFault = (err: unknown): AttemptOutcome<T> => {
@@ -167,12 +176,6 @@ export function createTransport(options: TransportOptions): Send {
       };
 
       let res: Dispatcher.ResponseData;
-      try {
-        await options.budget?.acquire(spec.endpoint, computeUnits, callSignal);
-      } catch (err) {
-        checkCallAborted(err, attempt - 1);
-        throw err;
-      }
       try {
         res = await request(url, { method, headers, body, signal, dispatcher: options.dispatcher });
       } catch (err) {

@@ -74,6 +74,9 @@ describe('glacier-collector CLI', () => {
     const missing = await runCli(['run', 'supply', '-c', path], (await database()).env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('jobs.supply: not configured');
+    const reload = await runCli(['run', 'supply', '--reload', 'treasury', '-c', path]);
+    expect(reload.code).not.toBe(0);
+    expect(reload.stderr).toContain('--reload applies to "run exports" only');
   });
 
   it('migrate creates the database', async () => {

@@ -196,7 +196,7 @@ describe('exports: crashes', () => {
     const payload = queuePayload(evmExportPayload(dir));
     const lost = await runExportsPass(c, payload);
     const restart = await runExportsPass(c, payload);
-    expect(restart.continuations).toEqual(lost.continuations);
+    expect(restart.continuations).toEqual(lost.continuations.map((p) => ({ ...p, delayMs: 0 })));
     c.clock.advance(1_000);
     await drainPolls(c, payload, restart.continuations);
     expect(createRequests(c)).toBe(1);
@@ -258,23 +258,28 @@ describe('exports: crashes', () => {
 });
 
 describe('exports: broken files', () => {
-  it('a broken CSV row fails the load loudly; the file is forgotten and the next try downloads it again', async () => {
+  it('a broken copy (a CSV error half-way) is deleted and downloaded again at once; the good copy loads', async () => {
     const { c, dir } = await setup({
       exports: { runningMs: 0 },
       faults: { endpoints: { download: { plan: [{ kind: 'malformed' }] } } },
     });
     const payload = queuePayload(evmExportPayload(dir));
     const pass = await runExportsPass(c, payload);
-    const broken = await runPoll(c, payload, pass.continuations[0] as Continuation);
-    expect(broken.status).toBe('failed');
-    expect(broken.error?.message).toMatch(/is not valid CSV.*downloaded again/);
-    expect(await count(c, 'SELECT COUNT(*) AS n FROM export_files')).toBe(0);
-    const again = await runPoll(c, payload, pass.continuations[0] as Continuation);
-    expect(again.status).toBe('succeeded');
+    const poll = await runPoll(c, payload, pass.continuations[0] as Continuation);
+    expect(poll.status).toBe('succeeded');
+    expect(c.logs()).toMatch(
+      /not valid CSV \(CSV_INVALID_CLOSING_QUOTE\).*export file broken: deleted, downloading it again/,
+    );
+    expect(c.sim.requests.filter((r) => r.endpoint === 'download')).toHaveLength(2);
+    expect(await c.store.get('SELECT load_status, broken_copies, rows_loaded FROM export_files')).toEqual({
+      load_status: 'loaded',
+      broken_copies: 1,
+      rows_loaded: 500,
+    });
     expect(await count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(500);
   });
 
-  it('an unknown extra column is ignored', async () => {
+  it('an unknown extra column is kept, per row, in extra', async () => {
     const { c, dir } = await setup({
       exports: { runningMs: 0 },
       faults: { endpoints: { download: { plan: [{ kind: 'extraFields' }] } } },
@@ -282,6 +287,8 @@ describe('exports: broken files', () => {
     const run = await runExportsPass(c, evmExportPayload(dir));
     expect(run.status).toBe('succeeded');
     expect(await count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(500);
+    const extras = await c.store.all<{ extra: string }>('SELECT DISTINCT extra FROM exported_transactions');
+    expect(extras.map((r) => JSON.parse(r.extra))).toEqual([{ simFutureColumn: 'future' }]);
   });
 });
 

@@ -101,7 +101,9 @@ describe('exports: run exports (in-process)', () => {
     expect((await runExportsPass(c, evmExportPayload(dir))).status).toBe('succeeded');
     // As another host leaves it when it stops after the download: recorded, not loaded, on its disk.
     const recorded = (await c.store.get<{ path: string }>('SELECT path FROM export_files'))!;
-    await c.store.run('UPDATE export_files SET rows_loaded = NULL, loaded_at = NULL');
+    await c.store.run(
+      "UPDATE export_files SET rows_loaded = NULL, loaded_at = NULL, load_status = 'pending'",
+    );
     rmSync(recorded.path);
     const here = tempDir();
     cleanups.push(here.cleanup);
@@ -207,9 +209,10 @@ describe('exports: queue-shaped handlers', () => {
         id: `export-poll|${op.operation_id}|0`,
       },
     ]);
-    // A second pass (a retried run, a restart) asks for the same poll: the queue dedupes it.
+    // A second pass (a retried run, a restart) asks for the same poll, due at once: the queue
+    // dedupes it by id; without the first (lost), the status is read now.
     const second = await runExportsPass(c, payload);
-    expect(second.continuations).toEqual(pass.continuations);
+    expect(second.continuations).toEqual([{ ...pass.continuations[0], delayMs: 0 }]);
     expect(createRequests(c)).toBe(1);
 
     // Still RUNNING: the next poll, later (growing delays, capped by maxPollInterval).

@@ -302,7 +302,9 @@ describe('metrics summaries', () => {
       mkdirSync(join(first, 'meta'), { recursive: true });
       const folder = migrationsFolder('sqlite');
       const journal = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8'));
-      journal.entries = journal.entries.filter((e: { tag: string }) => !e.tag.includes('metrics'));
+      // (Drizzle applies what is newer than the last migration applied: keep none after them either.)
+      const firstMetrics = journal.entries.findIndex((e: { tag: string }) => e.tag.includes('metrics'));
+      journal.entries = journal.entries.slice(0, firstMetrics);
       for (const { tag } of journal.entries as { tag: string }[]) {
         copyFileSync(join(folder, `${tag}.sql`), join(first, `${tag}.sql`));
       }
@@ -378,6 +380,7 @@ describe('metrics summaries', () => {
         rowsLoaded: 0,
         lastCompletedAtMs: null,
         statuses: { RUNNING: 1 },
+        files: {},
       },
       {
         exportName: 'treasury',
@@ -387,16 +390,23 @@ describe('metrics summaries', () => {
         rowsLoaded: 0,
         lastCompletedAtMs: 1500,
         statuses: { COMPLETED: 1, FAILED: 1 },
+        files: { pending: 1 },
       },
     ]);
     // Rows count once their load finished; a RUNNING operation past its timeout counts as GAVE_UP.
     await store.run("UPDATE export_files SET rows_loaded = 500 WHERE operation_id = 'o1'");
     await refreshExportSummaries(store);
     expect((await readExportSummaries(store)).find((s) => s.exportName === 'treasury')?.rowsLoaded).toBe(0);
-    await store.run("UPDATE export_files SET loaded_at = ? WHERE operation_id = 'o1'", [T2]);
+    await store.run(
+      "UPDATE export_files SET loaded_at = ?, load_status = 'loaded' WHERE operation_id = 'o1'",
+      [T2],
+    );
     await store.run("UPDATE export_operations SET gave_up_at = ? WHERE operation_id = 'o3'", [T3]);
     await refreshExportSummaries(store);
     expect((await readExportSummaries(store)).find((s) => s.exportName === 'treasury')?.rowsLoaded).toBe(500);
+    expect((await readExportSummaries(store)).find((s) => s.exportName === 'treasury')?.files).toEqual({
+      loaded: 1,
+    });
     expect((await readExportSummaries(store)).find((s) => s.exportName === 'ops')).toMatchObject({
       latestStatus: 'GAVE_UP',
       statuses: { GAVE_UP: 1 },

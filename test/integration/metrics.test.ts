@@ -179,6 +179,10 @@ describe('metrics of the collected data', () => {
     expect(v('glacier_export_loaded_rows', { export: 'treasury' })).toBe(
       [...(c.sim.truth.exportRows(op.operation_id as string) ?? [])].length,
     );
+    expect(v('glacier_export_files', { export: 'treasury', status: 'loaded' })).toBe(1);
+    for (const status of ['pending', 'unsupported', 'broken', 'failed']) {
+      expect(v('glacier_export_files', { export: 'treasury', status })).toBe(0);
+    }
 
     expect(lintFamilies(families, 500)).toEqual([]);
     if (!skipWithout('promtool'))

@@ -86,7 +86,13 @@ const usagePayload = {
 };
 
 beforeAll(async () => {
-  c = await startCollector({ sim: { exports: { runningMs: 0 } } });
+  // The export file has a column the collector does not know: exported_transactions.extra (jsonb) is copied too.
+  c = await startCollector({
+    sim: {
+      exports: { runningMs: 0 },
+      faults: { endpoints: { download: { plan: [{ kind: 'extraFields' }] } } },
+    },
+  });
   cleanups.push(() => c.close());
   const tmp = tempDir('glacier-copy-');
   cleanups.push(tmp.cleanup);
@@ -231,6 +237,7 @@ describe('copyStore', () => {
     for (const t of resumed.tables) expect(t.read, t.table).toBe(sourceCounts[t.table]);
     expect(insertedOf(resumed).rewards).toBe(sourceCounts.rewards! - 20);
     expect(resumed.summaries.map((s) => `${s.table}:${s.by}`).sort()).toEqual([
+      'export_file_counts:rebuilt',
       'export_status_counts:rebuilt',
       'export_summaries:rebuilt',
       'job_summaries:rebuilt',

@@ -118,9 +118,32 @@ describe('newest-first incremental sync', () => {
     f.add(2); // items arrive while the collector is down
     await run(store, f);
     expect(await stored(store)).toEqual(range(1, 14));
+    // The first backfill's progress went on across the crash: every page and item of it once.
     expect(await readCursor<NewestFirstCursor>(store, 'test', 's')).toEqual({
       highWater: { ts: 14, id: '14' },
+      backfill: { pages: 4, items: 12, oldest: { ts: 1, id: '1' }, newest: { ts: 12, id: '12' } },
     });
+  });
+
+  it('counts a first backfill read again after an expired token once per item, every page it paid for', async () => {
+    const store = await setup();
+    const f = feed();
+    f.add(12);
+    await run(store, f, { maxPages: 2 });
+    expect((await readCursor<NewestFirstCursor>(store, 'test', 's'))?.backfill).toEqual({
+      pages: 2,
+      items: 6,
+      oldest: { ts: 7, id: '7' },
+      newest: { ts: 12, id: '12' },
+    });
+    f.expireTokens();
+    await run(store, f);
+    // 2 pages, then 1 refused token, then 4 pages from the top again: 6 pages committed.
+    expect(await readCursor<NewestFirstCursor>(store, 'test', 's')).toEqual({
+      highWater: { ts: 12, id: '12' },
+      backfill: { pages: 6, items: 12, oldest: { ts: 1, id: '1' }, newest: { ts: 12, id: '12' } },
+    });
+    expect(await stored(store)).toEqual(range(1, 12));
   });
 
   it('a maxPages stop continues on the next run instead of leaving a gap', async () => {

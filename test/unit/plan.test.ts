@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { jobs as allJobs } from '../../jobs/index.js';
-import { batchIds, MAX_REWARDS_URL_LENGTH } from '../../jobs/rewards.js';
+import { batchIds, MAX_REWARDS_URL_LENGTH, rewardStreams } from '../../jobs/rewards.js';
 import { demoAddress } from '../../src/commands/demo-config.js';
-import { buildPlan, runsPerDay } from '../../src/commands/plan.js';
+import { buildPlan, formatPlan, runsPerDay } from '../../src/commands/plan.js';
 import { loadConfig } from '../../src/config/index.js';
 import { readCron } from '../../src/queue/schedule.js';
 
@@ -86,5 +86,34 @@ describe('plan', () => {
     );
     expect(plan.total.steady).toBe(17_280 * 200);
     expect(plan.warnings.join('\n')).toMatch(/worst case|steady state/);
+  });
+
+  it('prints what a first rewards backfill costs and takes over the given history', () => {
+    const cfg = config({
+      rewards: {
+        schedule: '0 * * * *',
+        addresses: Array.from({ length: 170 }, (_, i) => demoAddress(`backfill-${i}`)),
+        nodeIds: [],
+        maxPages: 50,
+      },
+    });
+    const now = Date.UTC(2026, 0, 1, 9, 30);
+    const plan = buildPlan(allJobs, cfg, 'Free', { history: '700d', nowMs: now });
+    const b = plan.rewardsBackfill!;
+    // One reward per address each 14 days: 50 per address over 700 days, 100 to a page.
+    const batches = rewardStreams(cfg.jobs.rewards!).map((s) => Math.ceil((s.ids.length * 50) / 100));
+    const pages = batches.reduce((n, p) => n + p, 0);
+    expect(b).toMatchObject({ days: 700, batches: batches.length, rewards: 170 * 50 });
+    expect(b.estimate.computeUnitsLeft).toBe(pages * 100);
+    // Free: 8,000 CU a minute from a fresh day; 50 pages per batch and hourly run.
+    expect(b.estimate.budgetSeconds).toBe(Math.ceil(((pages * 100) / 8_000) * 60));
+    const runs = Math.max(...batches.map((p) => Math.ceil(p / 50)));
+    expect(b.estimate.scheduleSeconds).toBe((runs - 1) * 3600);
+    expect(formatPlan(plan)).toContain(`rewards first backfill: 700 days of history`);
+    expect(formatPlan(plan)).toContain(`${(pages * 100).toLocaleString('en')} CU`);
+    // Without --history: since the network's launch.
+    expect(buildPlan(allJobs, cfg, 'Free', { nowMs: now }).rewardsBackfill?.historyStart).toBe(
+      '2020-09-21T00:00:00.000Z',
+    );
   });
 });

@@ -87,6 +87,7 @@ const JSONB = new Set([
   'rewards.addresses',
   'export_operations.request',
   'export_operations.status_history',
+  'exported_transactions.extra',
   'sync_state.cursor',
 ]);
 

@@ -1,4 +1,9 @@
-import { type ExportSummary, readExportSummaries, type Store } from '../../store/index.js';
+import {
+  EXPORT_LOAD_STATUSES,
+  type ExportSummary,
+  readExportSummaries,
+  type Store,
+} from '../../store/index.js';
 import { operationStatuses } from '../../upstream/enums.js';
 import { OTHER } from '../cap.js';
 import type { Scrape } from '../scrape.js';
@@ -28,6 +33,11 @@ export function defineExportsCollector(scrape: Scrape, store: Store): void {
         help: 'CSV rows loaded into exported_transactions from export files, per export definition.',
         labelNames: ['export'],
       },
+      files: {
+        name: 'glacier_export_files',
+        help: 'Downloaded export files per export definition and load status (pending, loaded, unsupported, broken, failed).',
+        labelNames: ['export', 'status'],
+      },
       lastCompleted: {
         name: 'glacier_export_last_completed_timestamp_seconds',
         help: 'When the newest completed operation of the export definition completed (upstream time), Unix seconds.',
@@ -51,6 +61,12 @@ export function defineExportsCollector(scrape: Scrape, store: Store): void {
             rowsLoaded: (into?.rowsLoaded ?? 0) + s.rowsLoaded,
             lastCompletedAtMs: Math.max(into?.lastCompletedAtMs ?? 0, s.lastCompletedAtMs ?? 0) || null,
             statuses,
+            files: Object.fromEntries(
+              [...new Set([...Object.keys(into?.files ?? {}), ...Object.keys(s.files)])].map((k) => [
+                k,
+                (into?.files[k] ?? 0) + (s.files[k] ?? 0),
+              ]),
+            ),
           };
         },
       });
@@ -59,6 +75,9 @@ export function defineExportsCollector(scrape: Scrape, store: Store): void {
         for (const status of new Set([...operationStatuses, 'GAVE_UP', ...Object.keys(s.statuses)])) {
           g.operations.set({ ...name, status }, s.statuses[status] ?? 0);
           if (s.exportName !== OTHER) g.latest.set({ ...name, status }, status === s.latestStatus ? 1 : 0);
+        }
+        for (const status of new Set([...EXPORT_LOAD_STATUSES, ...Object.keys(s.files)])) {
+          g.files.set({ ...name, status }, s.files[status] ?? 0);
         }
         g.bytes.set(name, s.bytesDownloaded);
         g.rows.set(name, s.rowsLoaded);

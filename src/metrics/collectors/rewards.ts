@@ -1,5 +1,13 @@
 import type { Config } from '../../config/index.js';
-import { bareAddress, type RewardSubjectKind, readRewardTotals, type Store } from '../../store/index.js';
+import {
+  bareAddress,
+  type RewardSubjectKind,
+  readCursor,
+  readRewardTotals,
+  type Store,
+} from '../../store/index.js';
+import { backfillComplete, type NewestFirstCursor } from '../../sync/newest-first.js';
+import { rewardStreams } from '../../sync/reward-streams.js';
 import { canonicalNetwork } from '../../upstream/index.js';
 import { mergeSameLabels, OTHER } from '../cap.js';
 import { unitsToNumber } from '../decimal.js';
@@ -65,9 +73,22 @@ export function defineRewardsCollector(scrape: Scrape, store: Store, config: Con
         help: 'End time of the newest reward, per configured address or node id and reward type, Unix seconds.',
         labelNames: LABELS,
       },
+      backfill: {
+        name: 'glacier_rewards_backfill_complete',
+        help: "1 once a rewards batch's first backfill has read its whole history, else 0; per batch of the config (kind, 1-based batch).",
+        labelNames: ['network', 'kind', 'batch'],
+      },
     },
     async read(g, cap, label) {
       if (!job || !network) return;
+      // One series per batch of the config: as many as its addresses and node ids make (85 a batch).
+      for (const [i, stream] of rewardStreams(job).entries()) {
+        const cursor = await readCursor<NewestFirstCursor>(store, 'rewards', stream.scope);
+        g.backfill.set(
+          { network, kind: stream.kind === 'addresses' ? 'addresses' : 'node_ids', batch: String(i + 1) },
+          backfillComplete(cursor) ? 1 : 0,
+        );
+      }
       const totals = await readRewardTotals(store, network, job.currency, subjects);
       const series: Series[] = totals.map((t) => ({
         kind: t.subjectKind,

@@ -1,8 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
+import { Redis } from 'ioredis';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createSharedBudget } from '../../../src/queue/budget.js';
+import { createManualClock } from '../../../src/runtime/clock.js';
+import { createLogger } from '../../../src/runtime/logger.js';
 import {
   type AttemptEvent,
   type CreateExportRequest,
@@ -15,6 +20,7 @@ import {
   UpstreamNetworkError,
   UpstreamResponseError,
 } from '../../../src/upstream/index.js';
+import { deletePrefix } from '../../support/service.js';
 import * as f from '../../unit/upstream/fixtures.js';
 
 const KEY = 'test-key-0123456789abcdef';
@@ -531,6 +537,41 @@ describe('timeouts and aborts', () => {
     expect((err as Error).message).toContain('attempt timed out after 100 ms');
     expect(recorded).toHaveLength(2);
     expect(events.map((e) => e.willRetry)).toEqual([true, false]);
+  });
+
+  it('starts the attempt timeout once the shared budget lets the request go, not while it waits', async () => {
+    const url = 'redis://127.0.0.1:6379';
+    const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+    const prefix = `glacier-test-client:${randomUUID()}`;
+    const clock = createManualClock(Date.UTC(2025, 5, 15, 12, 0, 30));
+    try {
+      // One request a minute: the second waits for the next minute, longer than an attempt may take.
+      const budget = createSharedBudget({
+        redis,
+        prefix,
+        perMinute: 1,
+        perDay: 100,
+        clock,
+        log: createLogger({ level: 'silent', pretty: false }),
+        sleep: async (ms) => {
+          clock.advance(ms);
+          await new Promise((resolve) => setTimeout(resolve, 300));
+        },
+      });
+      const { client, events } = setup({ attemptTimeoutMs: 100, budget, clock });
+      respond(json(200, f.supply));
+      await client.getSupply();
+      await expect(client.getSupply()).resolves.toEqual(f.supply);
+      // Each call one attempt, sent and answered: no timed-out attempt spent the minute's unit.
+      expect(events.map((e) => [e.status, e.willRetry])).toEqual([
+        [200, false],
+        [200, false],
+      ]);
+      expect(recorded).toHaveLength(2);
+    } finally {
+      redis.disconnect();
+      await deletePrefix(url, prefix);
+    }
   });
 
   it('bounds the whole call by callTimeoutMs', async () => {
