@@ -67,8 +67,10 @@ EXPOSE 9464
 
 # Liveness: the process answers. (Readiness, /readyz, also needs Redis and the database: an
 # orchestrator should not restart the collector because Redis is down; it reconnects by itself.)
+# Plain HTTP, or HTTPS when METRICS_WEB_CONFIG sets tls_server_config (the certificate names the
+# service, not 127.0.0.1, so this loopback probe of /healthz does not verify it).
 HEALTHCHECK --interval=30s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.METRICS_PORT||9464)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "const u=s=>s+'://127.0.0.1:'+(process.env.METRICS_PORT||9464)+'/healthz';fetch(u('http')).catch(()=>{process.env.NODE_TLS_REJECT_UNAUTHORIZED='0';return fetch(u('https'))}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 
 # `start` stops on SIGTERM: active jobs get service.shutdownGrace (30 s) to finish.
 STOPSIGNAL SIGTERM

@@ -12,6 +12,7 @@ const storeTests = {
     'test/integration/simulator/**',
     'test/integration/upstream/**',
     'test/integration/exports-download.test.ts',
+    'test/integration/download-guard.test.ts',
     // The demo is SQLite by nature: one file, nothing to run.
     'test/integration/service/demo.test.ts',
   ],

@@ -1,4 +1,5 @@
 import { addressHrp, type Network } from '../upstream/endpoints.js';
+import { CB58_ID, NODE_ID } from '../upstream/identifiers.js';
 
 /**
  * Checks for the identifiers users paste into the config: Primary Network addresses (bech32, with
@@ -71,9 +72,8 @@ export function addressProblem(address: string, network: Network): string | unde
   return undefined;
 }
 
-const CB58 = '[1-9A-HJ-NP-Za-km-z]';
-const nodeIdPattern = new RegExp(`^NodeID-${CB58}{20,60}$`);
-const cb58Pattern = new RegExp(`^${CB58}{40,60}$`);
+const nodeIdPattern = NODE_ID;
+const cb58Pattern = CB58_ID;
 
 export function nodeIdProblem(nodeId: string): string | undefined {
   return nodeIdPattern.test(nodeId) ? undefined : 'must be "NodeID-" followed by a cb58 id';

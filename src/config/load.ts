@@ -3,8 +3,10 @@ import { resolve } from 'node:path';
 import type { LevelWithSilent } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { CONTROL } from '../escape/control.js';
 import { isHeaderSafe } from '../upstream/defaults.js';
 import { type TierName, tiers } from '../upstream/endpoints.js';
+import { readBoundedFile } from './bounded-file.js';
 import {
   type DatabaseConfig,
   describeDatabase,
@@ -14,6 +16,7 @@ import {
 } from './database.js';
 import { ConfigError, describeIssues } from './errors.js';
 import { type FileConfig, fileConfigSchema } from './schema.js';
+import { loadWebConfig, type WebConfig } from './web-config.js';
 
 export interface Config {
   /** From GLACIER_API_KEY or the file named by GLACIER_API_KEY_FILE; never printed. */
@@ -24,6 +27,8 @@ export interface Config {
   redisUrl: string;
   metricsHost: string;
   metricsPort: number;
+  /** METRICS_WEB_CONFIG, read and checked: TLS and basic auth of /metrics and /readyz. */
+  metricsWebConfig: WebConfig | undefined;
   logLevel: LevelWithSilent;
   /** The config file read, if any. */
   configPath: string | undefined;
@@ -75,6 +80,8 @@ export const envSchema = z.object({
   METRICS_HOST: z.string().min(1).default('0.0.0.0'),
   /** @defaultValue 9464 */
   METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
+  /** A Prometheus exporter-toolkit web config file (TLS, basic auth), as node_exporter's --web.config.file. */
+  METRICS_WEB_CONFIG: z.string().min(1).optional(),
   /** @defaultValue 'info' */
   LOG_LEVEL: z.enum(logLevels).default('info'),
   GLACIER_CONFIG: z.string().min(1).optional(),
@@ -95,6 +102,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const cwd = options.cwd ?? process.cwd();
   // `GLACIER_API_KEY=` (an unset `${VAR}` in compose) means unset, not an invalid empty value.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  refuseControlCharacters(present);
   const parsedEnv = envSchema.safeParse(present);
   if (!parsedEnv.success) {
     const problems = describeIssues(parsedEnv.error.issues, maskEnv(present));
@@ -121,6 +129,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     redisUrl: e.REDIS_URL,
     metricsHost: e.METRICS_HOST,
     metricsPort: e.METRICS_PORT,
+    metricsWebConfig: e.METRICS_WEB_CONFIG ? loadWebConfig(resolve(cwd, e.METRICS_WEB_CONFIG)) : undefined,
     logLevel: e.LOG_LEVEL,
     configPath,
     jobs: file.jobs,
@@ -128,6 +137,31 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     service: file.service,
     budget: resolveBudget(file.budget, apiKey),
   };
+}
+
+/**
+ * A variable the collector reads may hold no control character: a line break in GLACIER_BASE_URL was
+ * silently dropped by the URL parser, one in METRICS_HOST passed and failed later. The value is not
+ * shown (it may be a secret), only where the first such character is.
+ */
+function refuseControlCharacters(present: Record<string, string | undefined>): void {
+  const problems: string[] = [];
+  for (const name of Object.keys(envSchema.shape)) {
+    const value = present[name];
+    if (value === undefined) continue;
+    CONTROL.lastIndex = 0;
+    const found = CONTROL.exec(value);
+    CONTROL.lastIndex = 0;
+    if (found) {
+      const code = `U+${found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+      problems.push(
+        `${name}: holds a control character (${code}${found[0] === '\n' ? ', a line break' : ''}) at position ${found.index + 1}; remove it (a stray newline from a file or a script?)`,
+      );
+    }
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(`Invalid environment:\n  - ${problems.join('\n  - ')}`, problems);
+  }
 }
 
 /** The budget's tier defaults to Free with a key and to the keyless limits without one. */
@@ -141,14 +175,7 @@ function resolveBudget(budget: FileConfig['budget'], apiKey: string | undefined)
 }
 
 export function parseConfigFile(path: string): FileConfig {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (cause) {
-    throw new ConfigError(`Cannot read config file ${path}: ${(cause as Error).message}`, undefined, {
-      cause,
-    });
-  }
+  const text = readBoundedFile(path, 'config file');
   let raw: unknown;
   try {
     raw = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
@@ -227,6 +254,12 @@ export function describeConfig(config: Config): Record<string, unknown> {
     baseUrl: maskUrlCredentials(config.baseUrl),
     database: describeDatabase(config.database),
     redisUrl: maskUrlCredentials(config.redisUrl),
+    // The bcrypt hashes are not secrets, but nothing needs them printed.
+    metricsWebConfig: config.metricsWebConfig && {
+      path: config.metricsWebConfig.path,
+      tls: config.metricsWebConfig.tls ?? false,
+      basicAuthUsers: Object.keys(config.metricsWebConfig.users),
+    },
   };
 }
 

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import cron from 'node-cron';
 import { z } from 'zod';
 import { clientDefaults } from '../upstream/defaults.js';
@@ -12,6 +13,7 @@ import { defaultRetryPolicy } from '../upstream/retry.js';
 import { formatDuration, MAX_TIMER_MS, parseDuration } from './durations.js';
 import { formatPath } from './errors.js';
 import { addressProblem, nodeIdProblem, txHashProblem } from './identifiers.js';
+import { parseSize } from './sizes.js';
 
 /**
  * The config file (YAML or JSON): what to collect and when. Every object is strict, so a misspelt
@@ -305,6 +307,36 @@ const wholeNumber = (min: number, max: number) => {
   return z.number({ message }).int({ message }).min(min, { message }).max(max, { message });
 };
 
+/** A byte size, as bytes or text with a unit ("10GiB"), refused outside [min, max] with the range in the message. */
+function byteSize(spec: { default: string; min: number; max: number }) {
+  const message = `must be a size in bytes from ${spec.min} to ${spec.max}, or text such as "500MiB" or "10GiB" (units B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)`;
+  return z
+    .union([z.string(), z.number()])
+    .transform((value, ctx) => {
+      const bytes = parseSize(value);
+      if (bytes === undefined || bytes < spec.min || bytes > spec.max) {
+        ctx.addIssue({ code: 'custom', message, input: value });
+        return z.NEVER;
+      }
+      return bytes;
+    })
+    .default(parseSize(spec.default) as number);
+}
+
+/** A host name or an IP address, without scheme, port or path: what a download URL's host is compared with. */
+const downloadHost = z
+  .string()
+  .transform((host) =>
+    host
+      .trim()
+      .toLowerCase()
+      .replace(/^\[|\]$/g, ''),
+  )
+  .refine((host) => /^(?=.{1,253}$)[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?$/.test(host) || isIP(host) !== 0, {
+    message:
+      'must be a host name or an IP address, without scheme, port or path (e.g. "exports.example.com")',
+  });
+
 export const exportsJobSchema = z
   .strictObject({
     ...jobBase,
@@ -336,6 +368,17 @@ export const exportsJobSchema = z
      * @defaultValue 5 (1 to 20)
      */
     downloadAttempts: wholeNumber(1, 20).default(5),
+    /**
+     * Largest export file downloaded: past it the download stops, its partial file is removed and the
+     * run fails. Bytes, or text such as "500MiB", "10GiB". @defaultValue '10GiB' (1 KiB to 1 TiB)
+     */
+    maxFileSize: byteSize({ default: '10GiB', min: 1024, max: 2 ** 40 }),
+    /**
+     * Hosts a download may reach whatever address they resolve to. Otherwise a download to a
+     * loopback, private, link-local (cloud metadata), CGNAT, multicast, unspecified or reserved
+     * address is refused unless the API base URL resolves into that same class. @defaultValue []
+     */
+    allowedDownloadHosts: z.array(downloadHost).default([]),
     /** How long `run exports` waits for operations to finish. @defaultValue '30m' (1s to 1d) */
     maxWait: duration({ default: '30m', min: '1s', max: '1d' }),
     definitions: z.array(exportDefinitionSchema).min(1),

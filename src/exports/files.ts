@@ -5,17 +5,19 @@
  */
 import { access, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { type JobContext, JobFailedError } from '../kernel/index.js';
+import { type JobContext, JobFailedError, scrubSecrets } from '../kernel/index.js';
 import {
   type ExportFileRow,
   type ExportOperationRow,
   getExportFile,
   markExportFileBroken,
   markExportFileUnsupported,
+  recordExportDownloadFailure,
   recordExportFile,
 } from '../store/index.js';
+import { apiAddressClasses, createDownloadGuard, DownloadRefusedError } from './address-guard.js';
 import { ExportFileError, loadExportFile, UnsupportedExportFileError } from './csv-load.js';
-import { downloadToFile, hashFile, safeFileComponent } from './download.js';
+import { downloadToFile, FileTooLargeError, hashFile, safeFileComponent } from './download.js';
 import { describeOperation, type ExportsSettings, iso } from './operation.js';
 
 /** Where an operation's file goes: one folder per definition, the window and the id in the name. */
@@ -59,12 +61,33 @@ async function ensureDownloaded(
   } else {
     const task = `download ${row.exportName} ${row.firstDate}`;
     try {
+      const guard = createDownloadGuard({
+        // An API host that does not resolve now counts as public: nothing special is allowed.
+        apiClasses: await apiAddressClasses(ctx.client.baseUrl).catch((err: Error) => {
+          ctx.log.warn({ err: err.message }, 'cannot resolve the API host to classify it');
+          return new Set<never>();
+        }),
+        allowedHosts: s.allowedDownloadHosts,
+      });
       file = await downloadToFile(row.downloadUrl, path, {
         signal: ctx.signal,
         idleTimeoutMs: s.downloadIdleTimeout,
         timeoutMs: s.downloadTimeout,
         maxAttempts: s.downloadAttempts,
+        guard,
+        maxFileSize: s.maxFileSize,
         onProgress: (bytes) => ctx.progress.update(task, bytes, undefined, 'bytes'),
+      });
+    } catch (err) {
+      if (!(err instanceof DownloadRefusedError || err instanceof FileTooLargeError)) throw err;
+      // Retrying cannot help until the operator changes the settings: the reason is recorded on the
+      // operation, nothing is downloaded, and no new export is asked for. The next run checks the
+      // same URL again against the settings of the day (no request, no compute unit).
+      const reason = scrubSecrets(err.message, ctx.secrets ?? []);
+      await recordExportDownloadFailure(ctx.store, row.operationId, reason);
+      throw new JobFailedError(`${describeOperation(row)}: ${reason}`, {
+        unrecoverable: true,
+        cause: err,
       });
     } finally {
       ctx.progress.end(task);

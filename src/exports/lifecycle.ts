@@ -4,7 +4,15 @@
  * truncated export, retry a failed one. Each step ends by saying what should run next, as
  * continuations (`export-poll` jobs); the queue delays them, `run exports` sleeps them in-process.
  */
-import { type Continuation, describeError, type JobContext, JobFailedError } from '../kernel/index.js';
+
+import { excerpt } from '../escape/excerpt.js';
+import {
+  type Continuation,
+  describeError,
+  type JobContext,
+  JobFailedError,
+  scrubSecrets,
+} from '../kernel/index.js';
 import {
   claimExportWindow,
   type ExportOperationRow,
@@ -17,7 +25,12 @@ import {
   refuseExportClaim,
   releaseExportClaim,
 } from '../store/index.js';
-import { type CreateExportRequest, isUnrecoverable, UpstreamHttpError } from '../upstream/index.js';
+import {
+  type CreateExportRequest,
+  isUnrecoverable,
+  type Operation,
+  UpstreamHttpError,
+} from '../upstream/index.js';
 import { ensureLoaded } from './files.js';
 import { describeOperation, type ExportsSettings, iso } from './operation.js';
 import { decideClaim, isRetryableFailure, pollDelayMs, retryBackoffMs } from './policy.js';
@@ -112,7 +125,7 @@ export async function startExport(
   }
   let created: ExportOperationRow;
   try {
-    const op = await ctx.client.createTransactionExport(req.body, { signal: ctx.signal });
+    const op = scrubbed(ctx, await ctx.client.createTransactionExport(req.body, { signal: ctx.signal }));
     created = await recordExportOperation(
       ctx.store,
       { ...key, attempt: decision.claim, request: req.body, followUpOf: req.followUpOf ?? undefined },
@@ -123,7 +136,8 @@ export async function startExport(
     // Interrupted: the POST may have reached the API, so the claim stays (a crash, in effect).
     if (ctx.signal.aborted) throw err;
     if (isUnrecoverable(err)) {
-      await refuseExportClaim(ctx.store, key, decision.claim, describeError(err as Error));
+      const reason = scrubSecrets(describeError(err as Error), ctx.secrets ?? []);
+      await refuseExportClaim(ctx.store, key, decision.claim, reason);
     } else {
       await releaseExportClaim(ctx.store, key, decision.claim);
     }
@@ -144,9 +158,9 @@ export async function startExport(
  */
 export function failureOf(row: ExportOperationRow, s: ExportsSettings, cause?: unknown): JobFailedError {
   const what = describeOperation(row);
-  const reason = row.gaveUpAt
-    ? `given up: ${row.message}`
-    : `FAILED with ${row.code ?? 'no code'}: ${row.message ?? 'no message'}`;
+  // The message is the upstream's (scrubbed when recorded): quoted as a short excerpt.
+  const message = row.message === null ? 'no message' : excerpt(row.message);
+  const reason = row.gaveUpAt ? `given up: ${message}` : `FAILED with ${row.code ?? 'no code'}: ${message}`;
   if (!isRetryableFailure(row)) {
     return new JobFailedError(`${what} ${reason}; not asked for again until the definition changes`, {
       unrecoverable: true,
@@ -195,7 +209,7 @@ export async function advanceExport(
     }
     let op: Awaited<ReturnType<JobContext['client']['getOperation']>>;
     try {
-      op = await ctx.client.getOperation(operationId, { signal: ctx.signal });
+      op = scrubbed(ctx, await ctx.client.getOperation(operationId, { signal: ctx.signal }));
     } catch (err) {
       if (err instanceof UpstreamHttpError && err.status === 404) {
         throw failureOf(await giveUp(ctx, row, 'unknown to the API (404)'), s, err);
@@ -219,6 +233,11 @@ export async function advanceExport(
     return continueTruncated(ctx, s, row);
   }
   return [];
+}
+
+/** An operation whose message (upstream text, stored and logged) holds no secret. */
+function scrubbed(ctx: JobContext, op: Operation): Operation {
+  return op.message === undefined ? op : { ...op, message: scrubSecrets(op.message, ctx.secrets ?? []) };
 }
 
 async function giveUp(ctx: JobContext, row: ExportOperationRow, reason: string): Promise<ExportOperationRow> {

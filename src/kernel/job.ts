@@ -24,6 +24,8 @@ export interface JobContext {
   countRows(n: number): void;
   /** Progress of long work (a backfill, a download), for a terminal; a no-op elsewhere. */
   progress: ProgressSink;
+  /** What must never be stored or logged (the API key…): upstream text a handler stores goes through scrubSecrets. */
+  secrets?: readonly string[];
 }
 
 /** What long work reports; the CLI draws it in a terminal, everything else ignores it. */

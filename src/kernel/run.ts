@@ -144,6 +144,7 @@ export async function runHandler<P>(
         rowsWritten += n;
       },
       progress: options.progress ?? silentProgress,
+      secrets: deps.secrets ?? [],
     };
     try {
       continuations = (await handler(payload, ctx))?.continuations ?? [];

@@ -57,3 +57,21 @@ export function capRows<T>(rows: readonly T[], options: CapOptions<T>): Capped<T
   }
   return { rows: [...kept, ...others.values()], foldedUnits };
 }
+
+/**
+ * Rows whose labels became the same (several failing upstream values all counted as `invalid`)
+ * merged into one, in the order they first appear: `combine` adds a row into the one before it.
+ */
+export function mergeSameLabels<T>(
+  rows: readonly T[],
+  keyOf: (row: T) => string,
+  combine: (into: T | undefined, row: T) => T,
+): T[] {
+  const merged = new Map<string, T>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const into = merged.get(key);
+    merged.set(key, into === undefined ? row : combine(into, row));
+  }
+  return [...merged.values()];
+}

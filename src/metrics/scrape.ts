@@ -7,6 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Gauge, type Registry } from 'prom-client';
+import { createLabelCheck, INVALID_LABEL, type LabelCheck } from '../escape/label.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
 import { type CapOptions, type Capped, capRows } from './cap.js';
@@ -23,8 +24,11 @@ export interface CollectorSpec<K extends string> {
   /** The `collector` label of the scrape gauges. */
   name: string;
   families: Record<K, FamilySpec>;
-  /** Sets the gauges (cleared before each call). Never writes, never calls the upstream API. */
-  read(gauges: Gauges<K>, cap: CapFn): void | Promise<void>;
+  /**
+   * Sets the gauges (cleared before each call). Never writes, never calls the upstream API. Every
+   * label value that comes from upstream text goes through `label` first (src/escape/label.ts).
+   */
+  read(gauges: Gauges<K>, cap: CapFn, label: LabelCheck): void | Promise<void>;
 }
 
 /** The cap, with a log line the first time a family goes over it. */
@@ -69,6 +73,13 @@ export function createScrape(deps: ScrapeDeps): Scrape {
     collect: everyCollector,
   });
   const capped = new Set<string>();
+  // One log line per family, for the life of the process: the same bad value comes back every scrape.
+  const label = createLabelCheck((family, problem) =>
+    deps.log.warn(
+      { family, problem },
+      `${family}: a label value from the upstream is ${problem}; such values are counted under "${INVALID_LABEL}"`,
+    ),
+  );
   const lastLogged = new Map<string, number>();
 
   const cap: CapFn = (family, what, rows, options) => {
@@ -90,7 +101,7 @@ export function createScrape(deps: ScrapeDeps): Scrape {
         const started = performance.now();
         let ok = 1;
         try {
-          await withTimeout(Promise.resolve(spec.read(gauges, cap)), timeoutMs, spec.name);
+          await withTimeout(Promise.resolve(spec.read(gauges, cap, label)), timeoutMs, spec.name);
         } catch (err) {
           ok = 0;
           clear();

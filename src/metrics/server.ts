@@ -4,9 +4,12 @@
  * one fails). GET and HEAD; nothing else is served.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { WebConfig } from '../config/web-config.js';
 import type { Logger } from '../runtime/logger.js';
 import type { Metrics, Readiness } from './index.js';
+import { clientCertProblem, createBasicAuth, tlsOptions } from './web-access.js';
 
 export interface HttpServerOptions {
   host: string;
@@ -18,6 +21,8 @@ export interface HttpServerOptions {
   readiness: () => Promise<Readiness>;
   /** Longest wait for the readiness checks before /readyz answers 503. @defaultValue 5000 ms */
   readinessTimeoutMs?: number;
+  /** METRICS_WEB_CONFIG: TLS for every path, basic auth for /metrics and /readyz. @defaultValue none: plain HTTP, open */
+  webConfig?: WebConfig | undefined;
 }
 
 export interface HttpServer {
@@ -40,10 +45,23 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const { log, metrics } = options;
   const readinessTimeoutMs = options.readinessTimeoutMs ?? 5000;
 
+  const web = options.webConfig;
+  const tls = web && tlsOptions(web);
+  const authorized = web ? createBasicAuth(web) : async () => true;
+  const extraHeaders = web?.headers ?? {};
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    for (const [name, value] of Object.entries(extraHeaders)) res.setHeader(name, value);
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n', { allow: 'GET, HEAD' });
+    }
+    const certProblem = web && clientCertProblem(web, req);
+    if (certProblem) return send(res, 403, 'text/plain; charset=utf-8', `${certProblem}\n`);
+    if ((path === '/metrics' || path === '/readyz') && !(await authorized(req))) {
+      return send(res, 401, 'text/plain; charset=utf-8', 'unauthorized\n', {
+        'www-authenticate': 'Basic realm="glacier-collector", charset="UTF-8"',
+      });
     }
     switch (path) {
       case '/metrics': {
@@ -64,13 +82,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     return send(res, 404, 'text/plain; charset=utf-8', 'not found: try /metrics, /healthz or /readyz\n');
   };
 
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: Error) => {
       log.error({ err: err.message, path: req.url }, 'metrics server: request failed');
       if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n');
       else res.destroy();
     });
-  });
+  };
+  const server = tls ? createHttpsServer(tls, onRequest) : createServer(onRequest);
 
   await new Promise<void>((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) =>
@@ -96,7 +115,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host}:${port}`,
+    url: `${tls ? 'https' : 'http'}://${host}:${port}`,
     port,
     close() {
       closing ??= new Promise<void>((resolve) => {

@@ -1,4 +1,5 @@
 import { type Config, printableDatabaseLocation } from '../config/index.js';
+import { forTerminal } from '../escape/terminal.js';
 import type { JobList } from '../kernel/index.js';
 import { readCron } from '../queue/schedule.js';
 import {
@@ -229,7 +230,8 @@ export function formatStatus(status: Status): string {
     );
     for (const j of status.jobs) {
       if (j.lastRun?.status === 'failed')
-        out.push(`  ${j.job} failed: ${j.lastRun.error ?? '(no error recorded)'}`);
+        // The error quotes upstream text: its escape sequences are shown, not run by the terminal.
+        out.push(`  ${j.job} failed: ${forTerminal(j.lastRun.error ?? '(no error recorded)')}`);
     }
   }
   const cu = status.computeUnits;
@@ -243,7 +245,7 @@ export function formatStatus(status: Status): string {
     out.push(`exports in flight: ${status.exportsInFlight.length}`);
     for (const e of status.exportsInFlight) {
       out.push(
-        `  ${e.exportName} ${e.firstDate}..${e.lastDate} ${e.status}, started ${when(e.recordedAt, now)}, last read ${when(e.polledAt, now)} (operation ${e.operationId})`,
+        `  ${e.exportName} ${e.firstDate}..${e.lastDate} ${e.status}, started ${when(e.recordedAt, now)}, last read ${when(e.polledAt, now)} (operation ${forTerminal(e.operationId)})`,
       );
     }
   }

@@ -1,5 +1,6 @@
 import pino, { type LevelWithSilent, type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import { forTerminal } from '../escape/terminal.js';
 
 export type { Logger };
 
@@ -24,7 +25,19 @@ export function createLogger(options: LoggerOptions): Logger {
   const usePretty = options.pretty ?? Boolean(process.stdout.isTTY);
   if (usePretty) {
     return pino(
-      opts,
+      {
+        ...opts,
+        // Pretty lines go to a terminal: upstream text in a message or a field (an error quoting
+        // what the API sent) has its escape sequences shown, not run. JSON lines escape them already.
+        hooks: {
+          logMethod(args: unknown[], method: (...a: unknown[]) => void) {
+            method.apply(this, args.map(visibleDeep));
+          },
+        },
+        formatters: {
+          log: (object: Record<string, unknown>) => visibleDeep(object) as Record<string, unknown>,
+        },
+      },
       pretty({
         colorize: true,
         translateTime: 'SYS:HH:MM:ss',
@@ -34,4 +47,19 @@ export function createLogger(options: LoggerOptions): Logger {
     );
   }
   return options.destination ? pino(opts, options.destination) : pino(opts);
+}
+
+/** Strings, and the strings inside plain objects and arrays, with their control characters made visible. */
+function visibleDeep(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return forTerminal(value);
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => visibleDeep(v, depth + 1));
+  if (value instanceof Error) {
+    const copy = Object.assign(Object.create(Object.getPrototypeOf(value) as object) as Error, value);
+    copy.message = forTerminal(value.message);
+    if (value.stack) copy.stack = forTerminal(value.stack).replaceAll('\\x0a', '\n');
+    return copy;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visibleDeep(v, depth + 1)]));
 }

@@ -145,6 +145,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       log,
       metrics: observed,
       readiness,
+      webConfig: config.metricsWebConfig,
     });
     lifecycle.add('http server', () => server.close());
 

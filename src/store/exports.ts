@@ -203,6 +203,18 @@ export async function giveUpExportOperation(
   return getExportOperation(sql, operationId);
 }
 
+/**
+ * A completed operation whose file the collector will not fetch (its host refused, or too large):
+ * the reason replaces the upstream's message. It stays unfinished, so the next run checks again.
+ */
+export async function recordExportDownloadFailure(
+  sql: Sql,
+  operationId: string,
+  reason: string,
+): Promise<void> {
+  await sql.run('UPDATE export_operations SET message = ? WHERE operation_id = ?', [reason, operationId]);
+}
+
 export function getExportOperation(sql: Sql, operationId: string): Promise<ExportOperationRow | undefined> {
   return sql.get<ExportOperationRow>(`SELECT ${OPERATION} FROM export_operations WHERE operation_id = ?`, [
     operationId,

@@ -1,4 +1,9 @@
-/** A plain-text table for terminals: the first row is the header, underlined with dashes. */
+import { forTerminal } from '../escape/terminal.js';
+
+/**
+ * A plain-text table for terminals: the first row is the header, underlined with dashes. Cells may
+ * hold upstream text (a node id, a reward type): their control characters are shown escaped.
+ */
 export interface TextTableOptions {
   /** Columns whose cells are right-aligned (numbers). */
   right?: readonly number[];
@@ -11,7 +16,7 @@ export function formatTable(
   rows: readonly (readonly string[])[],
   options: TextTableOptions = {},
 ): string {
-  const all = [header, ...rows];
+  const all = [header, ...rows].map((r) => r.map(forTerminal));
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   const line = (r: readonly string[]) =>
@@ -19,8 +24,9 @@ export function formatTable(
       .map((c, i) => (options.right?.includes(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
-  const lines = [line(header), rule];
-  rows.forEach((r, i) => {
+  const [head, ...body] = all as [string[], ...string[][]];
+  const lines = [line(head), rule];
+  body.forEach((r, i) => {
     if (options.rulesBefore?.includes(i)) lines.push(rule);
     lines.push(line(r));
   });

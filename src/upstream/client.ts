@@ -163,6 +163,8 @@ export interface DataApiClient {
   scoped(s: { meter?: Meter | undefined; signal?: AbortSignal | undefined }): DataApiClient;
   /** Lifetime totals of this client (of this view, for a scoped one). */
   readonly meter: Meter;
+  /** The API base URL as configured (credentials included, if any: never print it unmasked). */
+  readonly baseUrl: string;
   /** Closes the connection pool the client created (not a dispatcher it was given). Idempotent. */
   close(): Promise<void>;
 }
@@ -221,6 +223,7 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
 
     return {
       meter,
+      baseUrl: options.baseUrl,
       close,
       getSupply: (o) => send({ endpoint: 'supply', path: '/v1/avax/supply', schema: supplySchema }, ctx(o)),
 

@@ -4,6 +4,7 @@
  * redacts the key from any text it did not write itself before it gets here.
  */
 import { STATUS_CODES } from 'node:http';
+import { excerpt } from '../escape/excerpt.js';
 import type { ErrorBody } from './schemas.js';
 
 export interface UpstreamErrorContext {
@@ -12,10 +13,12 @@ export interface UpstreamErrorContext {
   path: string;
 }
 
+/** What the upstream said, as an error may quote it: a short excerpt, its control characters shown. */
 function upstreamMessage(body: ErrorBody | string | undefined): string | undefined {
   if (body === undefined) return undefined;
-  if (typeof body === 'string') return body || undefined;
-  return Array.isArray(body.message) ? body.message.join('; ') : body.message;
+  const text =
+    typeof body === 'string' ? body : Array.isArray(body.message) ? body.message.join('; ') : body.message;
+  return text ? excerpt(text) : undefined;
 }
 
 interface UpstreamHttpErrorInit extends UpstreamErrorContext {

@@ -24,6 +24,7 @@ import {
   primaryNetworkRpcGroupBys,
   rewardTypes,
 } from './enums.js';
+import { CB58_ID, EVM_ADDRESS, EVM_CHAIN_ID, EVM_HASH, NODE_ID } from './identifiers.js';
 import { toPlainDecimal } from './json.js';
 
 /** A string enum whose known values are typed but which accepts any other string (see header). */
@@ -35,6 +36,25 @@ function openEnum<const T extends readonly [string, ...string[]]>(_known: T) {
 const uintString = z.string().regex(/^\d+$/, 'expected an unsigned integer string');
 /** Decimal amount in whole units (supply figures in AVAX). */
 const decimalString = z.string().regex(/^\d+(\.\d+)?$/, 'expected a non-negative decimal string');
+/**
+ * Fields the API defines narrowly (an id, a hash, a chain id) are validated as such: garbage is
+ * refused at the boundary, naming the field, instead of being stored, labelled or printed.
+ */
+const shaped = (pattern: RegExp, what: string) => z.string().regex(pattern, `expected ${what}`);
+const evmChainId = shaped(EVM_CHAIN_ID, 'an EVM chain id: digits, e.g. "43114"');
+const evmHash = shaped(EVM_HASH, 'a 0x-prefixed 32-byte hex hash');
+const evmAddress = shaped(EVM_ADDRESS, 'a 0x-prefixed hex address of at most 20 bytes');
+const cb58Id = shaped(CB58_ID, 'a cb58 id');
+const nodeId = shaped(NODE_ID, 'a node id: "NodeID-" followed by a cb58 id');
+/** A bech32 Primary Network address, optionally `P-`/`X-` prefixed (the checksum is the config's business). */
+const bech32Address = shaped(
+  /^(?:[PX]-)?[a-z]{1,20}1[02-9ac-hj-np-z]{38}$/,
+  'a bech32 address such as avax1…',
+);
+/** An open enum's unknown values still have the known ones' shape: upper-case words. */
+const enumWord = (what: string) =>
+  shaped(/^[A-Z][A-Z0-9_]{0,63}$/, `${what}: upper-case letters, digits and "_"`);
+
 /** A JSON number that lossless parsing may have kept as a LosslessNumber (not an amount: a float is fine). */
 const jsonNumber = z.preprocess((v) => (isLosslessNumber(v) ? Number(v.toString()) : v), z.number());
 
@@ -67,7 +87,7 @@ export const richAddressSchema = z.looseObject({
   symbol: z.string().optional(),
   decimals: z.number().optional(),
   logoUri: z.string().optional(),
-  address: z.string(),
+  address: evmAddress,
 });
 export type RichAddress = z.output<typeof richAddressSchema>;
 
@@ -83,12 +103,12 @@ export const transactionSchema = z.looseObject({
   blockTimestamp: z.number(),
   blockTimestampMilliseconds: z.number().optional(),
   blockMinDelayExcess: z.number().optional(),
-  blockHash: z.string(),
-  chainId: z.string(),
+  blockHash: evmHash,
+  chainId: evmChainId,
   blockIndex: z.number(),
-  txHash: z.string(),
+  txHash: evmHash,
   /** `"0"` or `"1"` as text; kept a string as sent. */
-  txStatus: z.string(),
+  txStatus: shaped(/^[01]$/, '"0" or "1"'),
   txType: z.number(),
   gasLimit: uintString,
   gasUsed: uintString,
@@ -132,7 +152,7 @@ export const moneySchema = z.looseObject({
 });
 
 export const assetWithPriceInfoSchema = z.looseObject({
-  assetId: z.string(),
+  assetId: cb58Id,
   name: z.string(),
   symbol: z.string(),
   denomination: jsonNumber,
@@ -144,18 +164,18 @@ export const assetWithPriceInfoSchema = z.looseObject({
 });
 
 export const historicalRewardSchema = z.looseObject({
-  addresses: z.array(z.string()),
-  txHash: z.string(),
+  addresses: z.array(bech32Address),
+  txHash: cb58Id,
   amountStaked: uintString,
-  nodeId: z.string(),
+  nodeId,
   startTimestamp: jsonNumber,
   endTimestamp: jsonNumber,
   /** Open: a new reward type is stored as sent rather than failing the page. */
-  rewardType: openEnum(rewardTypes),
-  utxoId: z.string(),
+  rewardType: openEnum(rewardTypes).pipe(enumWord('a reward type')),
+  utxoId: cb58Id,
   outputIndex: jsonNumber,
   reward: assetWithPriceInfoSchema,
-  rewardTxHash: z.string(),
+  rewardTxHash: cb58Id,
 });
 export type HistoricalReward = z.output<typeof historicalRewardSchema>;
 
@@ -226,14 +246,22 @@ export const transactionExportMetadataSchema = z.looseObject({
   /** Open: export problem codes are reported, the job branches on operationStatus. */
   code: openEnum(operationStatusCodes).optional(),
   /** Present for COMPLETED and COMPLETED_WITH_WARNING; fetched without the API key (not by this client). */
-  downloadUrl: z.string().optional(),
+  downloadUrl: z
+    .string()
+    .max(8192, 'expected a URL of at most 8192 characters')
+    .regex(/^https?:\/\/[\x21-\x7e]+$/, 'expected an http(s) URL without spaces or control characters')
+    .optional(),
   /** `YYYY-MM-DD`: the firstDate of the follow-up export after WarnTruncatedExport. */
-  nextDate: z.string().optional(),
+  nextDate: shaped(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD').optional(),
 });
 
 /** OperationStatusResponse. operationStatus and operationType are strict: the export job branches on them. */
 export const operationSchema = z.looseObject({
-  operationId: z.string(),
+  /** It names a file and a URL path segment: letters, digits and a few separators, bounded. */
+  operationId: shaped(
+    /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/,
+    'an operation id: letters, digits, "_", ".", ":", "-", at most 128',
+  ),
   operationType: z.enum(operationTypes),
   operationStatus: z.enum(operationStatuses),
   message: z.string().optional(),

@@ -38,7 +38,11 @@ export interface PrometheusHandle {
 /** A real Prometheus on a free port, scraping `targets` every second, with its data in a temp dir. */
 export async function startPrometheus(
   targets: string[],
-  options: { rules?: string[] } = {},
+  options: {
+    rules?: string[];
+    /** Items of `scrape_configs` (YAML lines, indented by two) instead of one plain job for `targets`. */
+    scrapeConfigs?: string[];
+  } = {},
 ): Promise<PrometheusHandle> {
   const dir = tempDir('glacier-prometheus-');
   const port = await freePort();
@@ -50,9 +54,11 @@ export async function startPrometheus(
       ? ['rule_files:', ...options.rules.map((r) => `  - ${JSON.stringify(r)}`)]
       : []),
     'scrape_configs:',
-    '  - job_name: glacier-collector',
-    '    static_configs:',
-    `      - targets: ${JSON.stringify(targets)}`,
+    ...(options.scrapeConfigs ?? [
+      '  - job_name: glacier-collector',
+      '    static_configs:',
+      `      - targets: ${JSON.stringify(targets)}`,
+    ]),
   ].join('\n');
   const configPath = join(dir.dir, 'prometheus.yml');
   writeFileSync(configPath, `${config}\n`);

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoAddress, demoCb58, demoFileConfig, demoNodeId } from '../../src/commands/demo-config.js';
@@ -293,6 +293,27 @@ describe('settings a new user gets wrong', () => {
     },
   });
 
+  it('reads maxFileSize as bytes or text with a unit, and allowedDownloadHosts as bare hosts', () => {
+    const load = (extra: Record<string, unknown>) =>
+      loadConfig({ env: {}, cwd: '/nonexistent', file: exportsJob(extra) }).jobs.exports!;
+    expect(load({}).maxFileSize).toBe(10 * 2 ** 30);
+    expect(load({}).allowedDownloadHosts).toEqual([]);
+    expect(load({ maxFileSize: '500MiB' }).maxFileSize).toBe(500 * 2 ** 20);
+    expect(load({ maxFileSize: 2048 }).maxFileSize).toBe(2048);
+    expect(
+      load({ allowedDownloadHosts: ['Exports.Example.com', '[fd00::1]', '10.0.0.9'] }).allowedDownloadHosts,
+    ).toEqual(['exports.example.com', 'fd00::1', '10.0.0.9']);
+    expect(configError(() => load({ maxFileSize: '10 parsecs' })).message).toContain(
+      'jobs.exports.maxFileSize = "10 parsecs": must be a size in bytes from 1024 to 1099511627776',
+    );
+    expect(configError(() => load({ maxFileSize: 10 })).message).toContain('jobs.exports.maxFileSize = 10');
+    expect(
+      configError(() => load({ allowedDownloadHosts: ['https://exports.example.com/'] })).message,
+    ).toContain(
+      'jobs.exports.allowedDownloadHosts[0] = "https://exports.example.com/": must be a host name or an IP address, without scheme, port or path',
+    );
+  });
+
   it.each([
     {
       file: exportsJob({ pollInterval: '25d' }),
@@ -436,4 +457,42 @@ describe('export windows', () => {
   ])('refuses %j at start-up', (window, message) => {
     expect(() => loadConfig({ env: {}, file: withWindow(window) })).toThrow(message);
   });
+});
+
+describe('config as input', () => {
+  it('refuses a config file over 1 MiB before reading it, naming the file', () => {
+    const { dir, path } = withFile('jobs: {}\n', 'huge.yaml');
+    // 100 MB, sparse: reading it whole is what must not happen.
+    truncateSync(path, 100 * 1024 * 1024);
+    const error = configError(() => loadConfig({ env: { GLACIER_CONFIG: path }, cwd: dir }));
+    expect(error.message).toBe(
+      `config file ${path} is 104857600 bytes: larger than the 1048576 bytes (1 MiB) a config file may have; is it the right file?`,
+    );
+    truncateSync(path, 1024 * 1024);
+    // At the bound it is read (and here fails on its content, not its size).
+    expect(configError(() => loadConfig({ env: { GLACIER_CONFIG: path }, cwd: dir })).message).not.toContain(
+      'larger than',
+    );
+  });
+
+  it('refuses a config path that is a directory, naming it', () => {
+    const { dir } = withFile('');
+    expect(configError(() => loadConfig({ env: { GLACIER_CONFIG: dir }, cwd: '/' })).message).toBe(
+      `Cannot read config file ${dir}: not a regular file`,
+    );
+  });
+
+  it.each([
+    ['GLACIER_BASE_URL', 'https://data-api.avax.network\n', 'U+000A, a line break) at position 30'],
+    ['METRICS_HOST', '0.0.0.0\n', 'U+000A, a line break) at position 8'],
+    ['REDIS_URL', 'redis://127.0.0.1:6379\u001b[2J', 'U+001B) at position 23'],
+    ['GLACIER_API_KEY', 'key-with-a-tab\there', 'U+0009) at position 15'],
+  ])(
+    'refuses %s holding a control character, naming the variable and not the value',
+    (name, value, where) => {
+      const error = configError(() => loadConfig({ env: { [name]: value }, cwd: '/nonexistent' }));
+      expect(error.message).toContain(`${name}: holds a control character (${where}`);
+      expect(error.message).not.toContain(value.slice(0, 12));
+    },
+  );
 });

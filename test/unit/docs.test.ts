@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { parseDuration } from '../../src/config/durations.js';
 import { fileConfigSchema } from '../../src/config/index.js';
 import { envSchema } from '../../src/config/load.js';
+import { parseSize } from '../../src/config/sizes.js';
 import { schemaTables } from '../../src/store/index.js';
 import { codeSpans, onlyCodeSpan, sections, tableRows } from '../support/markdown.js';
 import { type SchemaKey, schemaKeys } from '../support/schema-keys.js';
@@ -20,7 +21,9 @@ const read = (page: string) => readFileSync(new URL(`../../docs/${page}`, import
 /** Documented defaults are written as a config file would hold them (YAML), e.g. `30s`, `[mainnet]`. */
 function sameDefault(documented: string, actual: unknown): boolean {
   const value: unknown = parseYaml(documented);
-  if (typeof actual === 'number' && typeof value === 'string') return parseDuration(value) === actual;
+  if (typeof actual === 'number' && typeof value === 'string') {
+    return parseDuration(value) === actual || parseSize(value) === actual;
+  }
   return JSON.stringify(value) === JSON.stringify(actual);
 }
 

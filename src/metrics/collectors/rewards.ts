@@ -9,7 +9,7 @@ import {
 import { backfillComplete, type NewestFirstCursor } from '../../sync/newest-first.js';
 import { rewardStreams } from '../../sync/reward-streams.js';
 import { canonicalNetwork } from '../../upstream/index.js';
-import { OTHER } from '../cap.js';
+import { mergeSameLabels, OTHER } from '../cap.js';
 import { unitsToNumber } from '../decimal.js';
 import type { Scrape } from '../scrape.js';
 
@@ -79,7 +79,7 @@ export function defineRewardsCollector(scrape: Scrape, store: Store, config: Con
         labelNames: ['network', 'kind', 'batch'],
       },
     },
-    async read(g, cap) {
+    async read(g, cap, label) {
       if (!job || !network) return;
       // One series per batch of the config: as many as its addresses and node ids make (85 a batch).
       for (const [i, stream] of rewardStreams(job).entries()) {
@@ -93,25 +93,20 @@ export function defineRewardsCollector(scrape: Scrape, store: Store, config: Con
       const series: Series[] = totals.map((t) => ({
         kind: t.subjectKind,
         subject: t.subject,
-        rewardType: t.rewardType,
+        // A reward type is upstream text: checked before it becomes a label.
+        rewardType: label('glacier_rewards_received_avax', t.rewardType),
         rewards: t.rewards,
         amount: BigInt(t.amount),
         value: t.value,
         newestEndTimestamp: t.newestEndTimestamp,
         rank: rank.get(`${t.subjectKind}\n${t.subject}`) ?? subjects.length,
       }));
-      series.sort((a, b) => a.rank - b.rank);
-      const kept = cap('glacier_rewards_received_avax', 'addresses and node ids', series, {
+      const merged = mergeSameLabels(series, (s) => `${s.kind}\n${s.subject}\n${s.rewardType}`, combine);
+      merged.sort((a, b) => a.rank - b.rank);
+      const kept = cap('glacier_rewards_received_avax', 'addresses and node ids', merged, {
         unitOf: (s) => `${s.kind}\n${s.subject}`,
         foldKeyOf: (s) => `${s.kind}\n${s.rewardType}`,
-        fold: (into: Series | undefined, s) => ({
-          ...s,
-          subject: OTHER,
-          rewards: (into?.rewards ?? 0) + s.rewards,
-          amount: (into?.amount ?? 0n) + s.amount,
-          value: (into?.value ?? 0) + s.value,
-          newestEndTimestamp: Math.max(into?.newestEndTimestamp ?? 0, s.newestEndTimestamp),
-        }),
+        fold: (into, s) => combine(into, { ...s, subject: OTHER }),
       });
       for (const s of kept) {
         const labels = { network, kind: s.kind, subject: s.subject, reward_type: s.rewardType };
@@ -122,4 +117,15 @@ export function defineRewardsCollector(scrape: Scrape, store: Store, config: Con
       }
     },
   });
+}
+
+/** Two rows of one series added up (subjects over the cap, or invalid reward types). */
+function combine(into: Series | undefined, s: Series): Series {
+  return {
+    ...s,
+    rewards: (into?.rewards ?? 0) + s.rewards,
+    amount: (into?.amount ?? 0n) + s.amount,
+    value: (into?.value ?? 0) + s.value,
+    newestEndTimestamp: Math.max(into?.newestEndTimestamp ?? 0, s.newestEndTimestamp),
+  };
 }

@@ -1,5 +1,5 @@
 import { readTransactionSummaries, type Store, type TransactionSummary } from '../../store/index.js';
-import { OTHER } from '../cap.js';
+import { mergeSameLabels, OTHER } from '../cap.js';
 import type { Scrape } from '../scrape.js';
 
 /** Transactions stored per network and chain, from transaction_summaries. */
@@ -18,18 +18,20 @@ export function defineTransactionsCollector(scrape: Scrape, store: Store): void 
         labelNames: ['network', 'chain'],
       },
     },
-    async read(g, cap) {
+    async read(g, cap, label) {
+      // A chain id is upstream text: checked before it becomes a label.
+      const checked = (await readTransactionSummaries(store)).map((r) => ({
+        ...r,
+        chainId: label('glacier_transactions_collected', r.chainId),
+      }));
       // The busiest chains keep their own series.
-      const rows = (await readTransactionSummaries(store)).sort((a, b) => b.transactions - a.transactions);
+      const rows = mergeSameLabels(checked, (r) => `${r.network}/${r.chainId}`, combine).sort(
+        (a, b) => b.transactions - a.transactions,
+      );
       const kept = cap('glacier_transactions_collected', 'chains', rows, {
         unitOf: (r) => `${r.network}/${r.chainId}`,
         foldKeyOf: (r) => r.network,
-        fold: (into: TransactionSummary | undefined, r) => ({
-          network: r.network,
-          chainId: OTHER,
-          transactions: (into?.transactions ?? 0) + r.transactions,
-          newestBlockTimestamp: Math.max(into?.newestBlockTimestamp ?? 0, r.newestBlockTimestamp),
-        }),
+        fold: (into, r) => combine(into, { ...r, chainId: OTHER }),
       });
       for (const r of kept) {
         const labels = { network: r.network, chain: r.chainId };
@@ -38,4 +40,14 @@ export function defineTransactionsCollector(scrape: Scrape, store: Store): void 
       }
     },
   });
+}
+
+/** Two rows of one series added up (chains counted as one: over the cap, or invalid ids). */
+function combine(into: TransactionSummary | undefined, r: TransactionSummary): TransactionSummary {
+  return {
+    network: r.network,
+    chainId: r.chainId,
+    transactions: (into?.transactions ?? 0) + r.transactions,
+    newestBlockTimestamp: Math.max(into?.newestBlockTimestamp ?? 0, r.newestBlockTimestamp),
+  };
 }

@@ -1,5 +1,5 @@
 import { readLatestUsageBuckets, type Store, type UsageBucketRow } from '../../store/index.js';
-import { OTHER } from '../cap.js';
+import { mergeSameLabels, OTHER } from '../cap.js';
 import type { Scrape } from '../scrape.js';
 
 const SERIES = ['source', 'interval', 'scope', 'group_by'] as const;
@@ -41,28 +41,17 @@ export function defineUsageCollector(scrape: Scrape, store: Store): void {
         labelNames: SERIES,
       },
     },
-    async read(g, cap) {
-      const rows: Row[] = await readLatestUsageBuckets(store);
+    async read(g, cap, label) {
+      // A group value (a path, a user agent, a country…) is upstream text: checked first.
+      const checked: Row[] = (await readLatestUsageBuckets(store)).map((r) => ({
+        ...r,
+        groupValue: label('glacier_usage_requests', r.groupValue),
+      }));
+      const rows = mergeSameLabels(checked, (r) => `${seriesKey(r)}\n${r.groupValue}`, combine);
       const kept = cap<Row>('glacier_usage_requests', 'usage groups', rows, {
         unitOf: (r) => `${seriesKey(r)}\n${r.groupValue}`,
         foldKeyOf: seriesKey,
-        fold: (into: Row | undefined, r) => {
-          const requests = (into?.totalRequests ?? 0) + r.totalRequests;
-          const successes =
-            ((into?.successRatePercent ?? 0) * (into?.totalRequests ?? 0) +
-              r.successRatePercent * r.totalRequests) /
-            (requests || 1);
-          return {
-            ...r,
-            groupValue: OTHER,
-            folded: true,
-            totalRequests: requests,
-            apiCreditsUsed: (into?.apiCreditsUsed ?? 0) + r.apiCreditsUsed,
-            apiCreditsWasted: (into?.apiCreditsWasted ?? 0) + r.apiCreditsWasted,
-            invalidRequests: (into?.invalidRequests ?? 0) + r.invalidRequests,
-            successRatePercent: successes,
-          };
-        },
+        fold: (into, r) => combine(into, { ...r, groupValue: OTHER }),
       });
       for (const r of kept) {
         const series = { source: r.source, interval: r.timeInterval, scope: r.scope, group_by: r.groupBy };
@@ -77,4 +66,21 @@ export function defineUsageCollector(scrape: Scrape, store: Store): void {
       }
     },
   });
+}
+
+/** Two groups of one series added up (over the cap, or invalid values): success ratio weighted by requests, no median. */
+function combine(into: Row | undefined, r: Row): Row {
+  const requests = (into?.totalRequests ?? 0) + r.totalRequests;
+  const successes =
+    ((into?.successRatePercent ?? 0) * (into?.totalRequests ?? 0) + r.successRatePercent * r.totalRequests) /
+    (requests || 1);
+  return {
+    ...r,
+    folded: true,
+    totalRequests: requests,
+    apiCreditsUsed: (into?.apiCreditsUsed ?? 0) + r.apiCreditsUsed,
+    apiCreditsWasted: (into?.apiCreditsWasted ?? 0) + r.apiCreditsWasted,
+    invalidRequests: (into?.invalidRequests ?? 0) + r.invalidRequests,
+    successRatePercent: successes,
+  };
 }

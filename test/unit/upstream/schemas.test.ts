@@ -8,6 +8,10 @@ const rewardOf = (price: string) => {
   return parsed.historicalRewards[0]!;
 };
 
+/** One reward as the API sends it (price as text), to break a field of. */
+const reward = (JSON.parse(f.rewardsText('1')) as { historicalRewards: Record<string, unknown>[] })
+  .historicalRewards[0]!;
+
 describe('response schemas', () => {
   it.each([
     ['supply', schemas.supply, f.supply],
@@ -66,6 +70,21 @@ describe('response schemas', () => {
     ['a negative supply amount', schemas.supply, { ...f.supply, totalSupply: '-1' }],
     ['a date that is no date', schemas.supply, { ...f.supply, lastUpdated: 'yesterday' }],
     ['an unknown operation status', schemas.operation, { ...f.operation, operationStatus: 'PAUSED' }],
+    ['a chain id that is not digits', schemas.transaction, { ...f.transaction, chainId: '43114\u001b[2J' }],
+    ['a 1.5 MB chain id', schemas.transaction, { ...f.transaction, chainId: '4'.repeat(1_500_000) }],
+    ['a transaction hash that is no hash', schemas.transaction, { ...f.transaction, txHash: '0xzz' }],
+    ['a tx status other than 0 or 1', schemas.transaction, { ...f.transaction, txStatus: 'ok' }],
+    ['an address that is no hex', schemas.transaction, { ...f.transaction, from: { address: 'Robert' } }],
+    ['a node id without its prefix', schemas.historicalReward, { ...reward, nodeId: 'node-1' }],
+    ['a reward type with a formula', schemas.historicalReward, { ...reward, rewardType: '=HYPERLINK(1)' }],
+    ['a utxo id that is not cb58', schemas.historicalReward, { ...reward, utxoId: '0OIl' }],
+    ['an operation id with a path in it', schemas.operation, { ...f.operation, operationId: '../../etc' }],
+    [
+      'a download URL with a line break',
+      schemas.operation,
+      { ...f.operation, metadata: { downloadUrl: 'http://a/\nb' } },
+    ],
+    ['a next date that is no date', schemas.operation, { ...f.operation, metadata: { nextDate: 'soon' } }],
   ] as const)('rejects %s', (_name, schema, value) => {
     expect(schema.safeParse(value).success).toBe(false);
   });
