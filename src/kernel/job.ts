@@ -69,8 +69,11 @@ export interface JobResult {
   continuations?: Continuation[];
 }
 
+/** What a handler resolves to: its continuations, or nothing (an async function without `return`). */
+export type HandlerOutcome = Promise<JobResult | undefined> | Promise<void>;
+
 /** A job: a plain function that knows nothing of BullMQ. `run <job>` and the worker both call it. */
-export type JobHandler<P> = (payload: P, ctx: JobContext) => Promise<JobResult | undefined | void>;
+export type JobHandler<P> = (payload: P, ctx: JobContext) => HandlerOutcome;
 
 /** Requests of one run, per endpoint (compute units follow from endpoints.ts). */
 export type Calls = Partial<Record<EndpointName, number>>;
@@ -103,7 +106,7 @@ export interface InProcessFollowUps {
 /** A job bound to a config and job data: its handler with the payload built, ready for `runJob`. */
 export interface PreparedJob {
   readonly name: string;
-  run(ctx: JobContext): Promise<JobResult | undefined | void>;
+  run(ctx: JobContext): HandlerOutcome;
   /** How `run <job>` runs its continuations in-process, when it has any. */
   readonly inProcess: InProcessFollowUps | undefined;
 }

@@ -5,7 +5,6 @@
  */
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { RunSummary } from '../kernel/index.js';
-import { FAILURE_REASONS } from '../kernel/index.js';
 import { type AttemptEvent, endpointNames, endpoints } from '../upstream/index.js';
 
 export const OUTCOMES = ['succeeded', 'failed'] as const;

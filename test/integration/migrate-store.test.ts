@@ -4,7 +4,6 @@ import { getTableColumns, getTableName, is } from 'drizzle-orm';
 import { PgJsonb, PgTable } from 'drizzle-orm/pg-core';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportsJob } from '../../jobs/exports.js';
 import { rewards } from '../../jobs/rewards.js';
 import { signatures } from '../../jobs/signatures.js';
 import { supply } from '../../jobs/supply.js';

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { exportsJob } from '../../jobs/exports.js';
 import { rewards } from '../../jobs/rewards.js';
 import { supply } from '../../jobs/supply.js';
 import { transactions } from '../../jobs/transactions.js';

@@ -1,7 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportsJob } from '../../jobs/exports.js';
 import { rewards } from '../../jobs/rewards.js';
 import { supply } from '../../jobs/supply.js';
 import { demoAddress } from '../../src/commands/demo-config.js';
