@@ -7,6 +7,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { registerReport } from './commands/report.js';
 import type { SimulatorFlags } from './commands/simulator.js';
 import { registerStatus } from './commands/status.js';
+import { UsageError } from './commands/usage.js';
 import type { Config } from './config/index.js';
 import type { JobList } from './kernel/index.js';
 import { type Role, roles } from './queue/jobs.js';
@@ -64,13 +65,9 @@ export function buildProgram(): Command {
     .option('--no-wait', 'exports: start and poll once instead of waiting for the files')
     .action(async (name: string, opts: { wait: boolean }) => {
       const jobs = await jobList();
-      const { run, runnableJob } = await import('./commands/run.js');
-      if (!runnableJob(jobs, name)) {
-        const names = jobs.filter((j) => j.scheduled).map((j) => j.name);
-        return program.error(`error: unknown job "${name}"; jobs: ${names.join(', ')}`, {
-          exitCode: EXIT_CONFIG,
-        });
-      }
+      const { run, runnableJob, unknownJobMessage } = await import('./commands/run.js');
+      // One line (no help after it): the closest name says what to type.
+      if (!runnableJob(jobs, name)) throw new UsageError(unknownJobMessage(jobs, name));
       await run(await load(program.opts()), jobs, name, opts);
     });
 
@@ -172,7 +169,7 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? 0 : EXIT_CONFIG;
       return;
     }
-    if (err instanceof Error && err.name === 'ConfigError') {
+    if (err instanceof Error && (err.name === 'ConfigError' || err.name === 'UsageError')) {
       console.error(err.message);
       process.exitCode = EXIT_CONFIG;
       return;

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { LevelWithSilent } from 'pino';
-import { parse as parseYaml } from 'yaml';
+import { type Document, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { isHeaderSafe } from '../upstream/defaults.js';
 import { type TierName, tiers } from '../upstream/endpoints.js';
@@ -14,6 +14,7 @@ import {
 } from './database.js';
 import { ConfigError, describeIssues } from './errors.js';
 import { type FileConfig, fileConfigSchema } from './schema.js';
+import { numbersForText, setAt, unknownKeyProblem } from './traps.js';
 
 export interface Config {
   /** From GLACIER_API_KEY or the file named by GLACIER_API_KEY_FILE; never printed. */
@@ -150,8 +151,15 @@ export function parseConfigFile(path: string): FileConfig {
     });
   }
   let raw: unknown;
+  let doc: Document | undefined;
   try {
-    raw = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    if (path.endsWith('.json')) raw = JSON.parse(text);
+    else {
+      // The document, not only its values: a message can quote a value as the file wrote it.
+      doc = parseDocument(text);
+      if (doc.errors.length > 0) throw doc.errors[0];
+      raw = doc.toJS();
+    }
   } catch (cause) {
     throw new ConfigError(
       `Config file ${path} is not valid YAML/JSON: ${(cause as Error).message}`,
@@ -161,16 +169,36 @@ export function parseConfigFile(path: string): FileConfig {
       },
     );
   }
-  return validateFileConfig(raw, `config file ${path}`);
+  return validateFileConfig(raw, `config file ${path}`, doc);
 }
 
-function validateFileConfig(raw: unknown, what: string): FileConfig {
-  const parsed = fileConfigSchema.safeParse(raw ?? {});
-  if (!parsed.success) {
-    const problems = describeIssues(parsed.error.issues, raw);
-    throw new ConfigError(`Invalid ${what}:\n  - ${problems.join('\n  - ')}`, problems);
+/**
+ * Validates a config file's content; every problem in one pass. A number where text is expected
+ * (YAML's unquoted `0x…` or chain id) is reported, and its text as written put in its place, so the
+ * checks behind it (addresses, chain ids) run in the same pass instead of on the next check.
+ */
+function validateFileConfig(raw: unknown, what: string, doc?: Document): FileConfig {
+  let input = raw ?? {};
+  const quoteThem: string[] = [];
+  for (let round = 0; round < 10; round++) {
+    const parsed = fileConfigSchema.safeParse(input);
+    if (parsed.success && quoteThem.length === 0) return parsed.data;
+    const issues = parsed.success ? [] : parsed.error.issues;
+    const numbers = numbersForText(issues, input, doc);
+    if (numbers.length === 0) {
+      const problems = [
+        ...quoteThem,
+        ...describeIssues(issues, input, [], (path, key) => unknownKeyProblem(fileConfigSchema, path, key)),
+      ];
+      throw new ConfigError(`Invalid ${what}:\n  - ${problems.join('\n  - ')}`, problems);
+    }
+    if (round === 0) input = structuredClone(input);
+    for (const n of numbers) {
+      quoteThem.push(n.problem);
+      setAt(input, n.path, n.written);
+    }
   }
-  return parsed.data;
+  throw new ConfigError(`Invalid ${what}:\n  - ${quoteThem.join('\n  - ')}`, quoteThem);
 }
 
 function readApiKey(key: string | undefined, keyFile: string | undefined, cwd: string): string | undefined {
