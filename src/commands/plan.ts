@@ -7,7 +7,8 @@ import { type EndpointName, endpoints, type TierName, tiers } from '../upstream/
 
 /**
  * What the configured schedules cost per day in compute units: the steady state (every stream
- * up to date: one page each) and the worst case (every stream reading `maxPages`), against a tier.
+ * up to date: one page each) and the worst case (every stream reading `maxPages`), against the
+ * effective budget (or `--tier`'s).
  */
 export interface JobPlan {
   job: string;
@@ -20,10 +21,19 @@ export interface JobPlan {
   note?: string;
 }
 
+/** The budget a plan is compared with: `--tier`'s limits, else the configured (effective) budget. */
+export interface PlanBudget {
+  tier: TierName;
+  perDay: number;
+  perMinute: number;
+  /** Where it comes from, in words: "--tier Pro", "tier Free", "budget.computeUnitsPerDay". */
+  source: string;
+}
+
 export interface Plan {
   jobs: JobPlan[];
   total: { steady: number; worst: number };
-  tier?: { name: TierName; perDay: number; perMinute: number } | undefined;
+  budget: PlanBudget;
   warnings: string[];
 }
 
@@ -71,27 +81,47 @@ export function buildPlan(jobs: JobList, config: Config, tierName?: TierName): P
     }),
     { steady: 0, worst: 0 },
   );
+  const budget = planBudget(config, tierName);
+  const n = (x: number) => x.toLocaleString('en');
   const warnings: string[] = [];
-  const tier = tierName ? { name: tierName, ...tiers[tierName] } : undefined;
-  if (tier) {
-    if (total.steady > tier.perDay) {
+  if (total.steady > budget.perDay) {
+    warnings.push(
+      `steady state needs ${n(total.steady)} CU/day, over the budget's ${n(budget.perDay)} (${budget.source})`,
+    );
+  } else if (total.worst > budget.perDay) {
+    warnings.push(
+      `worst case needs ${n(total.worst)} CU/day, over the budget's ${n(budget.perDay)} (${budget.source}): runs that read maxPages every time would be rate limited`,
+    );
+  }
+  for (const p of plans) {
+    if (p.computeUnitsPerRun.worst > budget.perMinute) {
       warnings.push(
-        `steady state needs ${total.steady.toLocaleString('en')} CU/day, over the ${tier.name} tier's ${tier.perDay.toLocaleString('en')}`,
+        `one ${p.job} run can spend ${n(p.computeUnitsPerRun.worst)} CU, over the budget's ${n(budget.perMinute)} CU/minute (${budget.source}): expect 429s (they are waited out)`,
       );
-    } else if (total.worst > tier.perDay) {
-      warnings.push(
-        `worst case needs ${total.worst.toLocaleString('en')} CU/day, over the ${tier.name} tier's ${tier.perDay.toLocaleString('en')}: runs that read maxPages every time would be rate limited`,
-      );
-    }
-    for (const p of plans) {
-      if (p.computeUnitsPerRun.worst > tier.perMinute) {
-        warnings.push(
-          `one ${p.job} run can spend ${p.computeUnitsPerRun.worst.toLocaleString('en')} CU, over the ${tier.name} tier's ${tier.perMinute.toLocaleString('en')} CU/minute: expect 429s (they are waited out)`,
-        );
-      }
     }
   }
-  return { jobs: plans, total, tier, warnings };
+  return { jobs: plans, total, budget, warnings };
+}
+
+/**
+ * `--tier`'s limits when given; else the effective budget of the config (what the service's shared
+ * budget enforces): the tier's limits, or the explicit budget.computeUnitsPerDay / PerMinute.
+ */
+export function planBudget(config: Config, tierName?: TierName): PlanBudget {
+  if (tierName) return { tier: tierName, ...tiers[tierName], source: `--tier ${tierName}` };
+  const b = config.budget;
+  const tier = tiers[b.tier];
+  const explicit = [
+    ...(b.computeUnitsPerDay !== tier.perDay ? ['budget.computeUnitsPerDay'] : []),
+    ...(b.computeUnitsPerMinute !== tier.perMinute ? ['budget.computeUnitsPerMinute'] : []),
+  ];
+  const tierWords = `tier ${b.tier}${config.apiKey || b.tier !== 'none' ? '' : ': no API key'}`;
+  return {
+    tier: b.tier,
+    perDay: b.computeUnitsPerDay,
+    perMinute: b.computeUnitsPerMinute,
+    source: explicit.length > 0 ? `${explicit.join(' and ')}, else ${tierWords}` : tierWords,
+  };
 }
 
 function round(n: number): number {
@@ -114,13 +144,12 @@ export function formatPlan(plan: Plan): string {
     ['total', '', '', '', plan.total.steady.toLocaleString('en'), plan.total.worst.toLocaleString('en')],
   ];
   const lines = [formatTable(header, rows, { right: [2, 3, 4, 5] })];
-  if (plan.tier) {
-    const share = (n: number) => `${((100 * n) / plan.tier!.perDay).toFixed(1)}%`;
-    lines.push(
-      '',
-      `tier ${plan.tier.name}: ${plan.tier.perDay.toLocaleString('en')} CU/day, ${plan.tier.perMinute.toLocaleString('en')} CU/minute; steady ${share(plan.total.steady)}, worst ${share(plan.total.worst)} of the daily budget`,
-    );
-  }
+  const b = plan.budget;
+  const share = (n: number) => `${((100 * n) / b.perDay).toFixed(1)}%`;
+  lines.push(
+    '',
+    `budget (${b.source}): ${b.perDay.toLocaleString('en')} CU/day, ${b.perMinute.toLocaleString('en')} CU/minute; steady ${share(plan.total.steady)}, worst ${share(plan.total.worst)} of the daily budget`,
+  );
   for (const note of plan.jobs.filter((p) => p.note)) lines.push(`${note.job}: ${note.note}`);
   for (const w of plan.warnings) lines.push(`WARNING: ${w}`);
   return lines.join('\n');

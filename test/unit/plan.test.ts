@@ -87,4 +87,34 @@ describe('plan', () => {
     expect(plan.total.steady).toBe(17_280 * 200);
     expect(plan.warnings.join('\n')).toMatch(/worst case|steady state/);
   });
+
+  it('compares with the effective budget by default: the tier, or the explicit numbers', () => {
+    const jobs = { supply: { schedule: '* * * * * *' } }; // 86,400 CU/day, 60 per minute
+    const keyless = buildPlan(allJobs, config(jobs));
+    expect(keyless.budget).toEqual({
+      tier: 'none',
+      perDay: 1_200_000,
+      perMinute: 6_000,
+      source: 'tier none: no API key',
+    });
+    expect(keyless.warnings).toEqual([]);
+    const explicit = buildPlan(
+      allJobs,
+      loadConfig({
+        env: {},
+        cwd: '/nonexistent',
+        file: { jobs, budget: { tier: 'Pro', computeUnitsPerDay: 50_000 } },
+      }),
+    );
+    expect(explicit.budget).toEqual({
+      tier: 'Pro',
+      perDay: 50_000,
+      perMinute: 20_000,
+      source: 'budget.computeUnitsPerDay, else tier Pro',
+    });
+    expect(explicit.warnings).toEqual([
+      "steady state needs 86,400 CU/day, over the budget's 50,000 (budget.computeUnitsPerDay, else tier Pro)",
+    ]);
+    expect(buildPlan(allJobs, config(jobs), 'Growth').budget.source).toBe('--tier Growth');
+  });
 });
