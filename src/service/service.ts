@@ -9,6 +9,7 @@ import {
   startHttpServer,
 } from '../metrics/index.js';
 import { createSharedBudget, type SharedBudget } from '../queue/budget.js';
+import { startHeartbeat } from '../queue/heartbeat.js';
 import { QUEUE_NAME, type QueuedJobData, type Role } from '../queue/jobs.js';
 import { checkEvictionPolicy, connectRedis } from '../queue/redis.js';
 import { createScheduler } from '../queue/scheduler.js';
@@ -80,6 +81,9 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     conns.producer.once('ready', () => {
       void checkEvictionPolicy(conns.producer).then((warning) => warning && log.warn(warning));
     });
+    // `status` reads it: which processes run, and since when none does.
+    const heartbeat = startHeartbeat({ redis: conns.producer, prefix, role });
+    lifecycle.add('heartbeat', () => heartbeat.stop(), { timeoutMs: 2_000 });
 
     const runsJobs = role !== 'scheduler';
     const budget = runsJobs
