@@ -11,7 +11,7 @@ import { UsageError } from './commands/usage.js';
 import type { Config } from './config/index.js';
 import type { JobList } from './kernel/index.js';
 import { type Role, roles } from './queue/jobs.js';
-import { packageVersion } from './runtime/version.js';
+import { versionReport } from './runtime/version.js';
 import { type TierName, tierNames } from './upstream/endpoints.js';
 
 /** Exit codes: 0 success, 1 a job or command failed, 2 invalid configuration or usage. */
@@ -32,7 +32,7 @@ export function buildProgram(): Command {
   const program = new Command()
     .name('glacier-collector')
     .description('Collects Avalanche Data API (Glacier) data into SQLite or PostgreSQL on cron schedules.')
-    .version(packageVersion())
+    .version(versionReport(), '-V, --version', 'the version, with Node, the store drivers and the build commit')
     .showHelpAfterError()
     .exitOverride()
     .option(
