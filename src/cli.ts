@@ -96,11 +96,22 @@ export function buildProgram(): Command {
   const configCommand = program.command('config').description('configuration tools');
   configCommand
     .command('check')
-    .description('validate the configuration and print it, secrets masked')
-    .action(async () => {
+    .description(
+      'validate the configuration and summarize it: jobs and schedules, store, Redis, budget, metrics address',
+    )
+    .option('--print', 'print the whole resolved configuration as JSON instead, secrets masked')
+    .action(async (opts: { print?: boolean }) => {
       const config = await load(program.opts());
       const { checkConfig } = await import('./commands/config.js');
-      checkConfig(config);
+      checkConfig(config, await jobList(), opts);
+    });
+  configCommand
+    .command('init')
+    .description('write a commented starter config file (default ./glacier-collector.yaml); never overwrites')
+    .argument('[path]', 'where to write it')
+    .action(async (path: string | undefined) => {
+      const { initConfig } = await import('./commands/config.js');
+      initConfig(path);
     });
 
   program
