@@ -22,4 +22,7 @@ function commit() {
 }
 
 mkdirSync('dist', { recursive: true });
-writeFileSync('dist/build-info.json', `${JSON.stringify({ commit: commit(), builtAt: new Date().toISOString() })}\n`);
+writeFileSync(
+  'dist/build-info.json',
+  `${JSON.stringify({ commit: commit(), builtAt: new Date().toISOString() })}\n`,
+);

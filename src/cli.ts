@@ -32,7 +32,11 @@ export function buildProgram(): Command {
   const program = new Command()
     .name('glacier-collector')
     .description('Collects Avalanche Data API (Glacier) data into SQLite or PostgreSQL on cron schedules.')
-    .version(versionReport(), '-V, --version', 'the version, with Node, the store drivers and the build commit')
+    .version(
+      versionReport(),
+      '-V, --version',
+      'the version, with Node, the store drivers and the build commit',
+    )
     .showHelpAfterError()
     .exitOverride()
     .option(
