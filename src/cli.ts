@@ -3,7 +3,7 @@
  * The command line. Only commander is imported up front: every command imports what it needs when
  * it runs, so `--help` and `config check` start fast (a benchmark figure).
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { registerReport } from './commands/report.js';
 import type { SimulatorFlags } from './commands/simulator.js';
 import { registerStatus } from './commands/status.js';
@@ -171,6 +171,16 @@ export function buildProgram(): Command {
 
   registerReport(program);
   registerStatus(program, jobList);
+
+  program
+    .command('completion')
+    .description('print a shell completion script: source <(glacier-collector completion bash)')
+    .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
+    .action(async (shell: 'bash' | 'zsh') => {
+      const { completionScript } = await import('./commands/completion.js');
+      const names = (await jobList()).filter((j) => j.scheduled).map((j) => j.name);
+      process.stdout.write(completionScript(program, shell, { run: names }));
+    });
 
   return program;
 }
