@@ -37,7 +37,11 @@ export async function run(
       `jobs.${job.configKey}: not configured; add it to the config file to run "${job.name}"`,
     );
   }
-  const terminal = createTerminalProgress({ level: config.logLevel });
+  const terminal = createTerminalProgress({
+    level: config.logLevel,
+    ...(config.logFormat && { prettyLogs: config.logFormat === 'pretty' }),
+    color: config.color,
+  });
   try {
     const app = await createApp(config, { ...(terminal.log && { log: terminal.log }) });
     try {

@@ -26,6 +26,10 @@ export interface Config {
   metricsHost: string;
   metricsPort: number;
   logLevel: LevelWithSilent;
+  /** LOG_FORMAT; undefined: pretty in a terminal, JSON otherwise. */
+  logFormat: LogFormat | undefined;
+  /** False when NO_COLOR is set (https://no-color.org). */
+  color: boolean;
   /** The config file read, if any. */
   configPath: string | undefined;
   jobs: FileConfig['jobs'];
@@ -44,6 +48,8 @@ export interface Budget {
 export const DEFAULT_CONFIG_FILE = './glacier-collector.yaml';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const logFormats = ['json', 'pretty'] as const;
+export type LogFormat = (typeof logFormats)[number];
 
 /** The environment the collector reads (the only reader of process.env); defaults documented in docs/configuration.md. */
 export const envSchema = z.object({
@@ -78,6 +84,10 @@ export const envSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
   /** @defaultValue 'info' */
   LOG_LEVEL: z.enum(logLevels).default('info'),
+  /** `json` (one JSON object per line) or `pretty` (one readable line per event). @defaultValue pretty in a terminal, json otherwise */
+  LOG_FORMAT: z.enum(logFormats).optional(),
+  /** Any non-empty value turns colours off in pretty logs (https://no-color.org). */
+  NO_COLOR: z.string().optional(),
   GLACIER_CONFIG: z.string().min(1).optional(),
 });
 
@@ -123,6 +133,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     metricsHost: e.METRICS_HOST,
     metricsPort: e.METRICS_PORT,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
+    color: e.NO_COLOR === undefined,
     configPath,
     jobs: file.jobs,
     client: file.client,

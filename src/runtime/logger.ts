@@ -7,6 +7,8 @@ export interface LoggerOptions {
   level: LevelWithSilent;
   /** Human-readable lines (a terminal); JSON lines otherwise. @defaultValue process.stdout.isTTY */
   pretty?: boolean;
+  /** Colours in human-readable lines. @defaultValue true */
+  color?: boolean;
   /** Written instead of stdout (tests). */
   destination?: NodeJS.WritableStream;
 }
@@ -26,7 +28,9 @@ export function createLogger(options: LoggerOptions): Logger {
     return pino(
       opts,
       pretty({
-        colorize: true,
+        colorize: options.color ?? true,
+        // One line per event: its fields follow the message on the same line.
+        singleLine: true,
         translateTime: 'SYS:HH:MM:ss',
         ignore: 'pid,hostname,service',
         destination: options.destination ?? 1,
@@ -34,4 +38,17 @@ export function createLogger(options: LoggerOptions): Logger {
     );
   }
   return options.destination ? pino(opts, options.destination) : pino(opts);
+}
+
+/** The logger a command's configuration asks for: LOG_LEVEL, LOG_FORMAT (else by terminal), NO_COLOR. */
+export function configuredLogger(config: {
+  logLevel: LevelWithSilent;
+  logFormat?: 'json' | 'pretty' | undefined;
+  color?: boolean;
+}): LoggerOptions {
+  return {
+    level: config.logLevel,
+    ...(config.logFormat && { pretty: config.logFormat === 'pretty' }),
+    ...(config.color !== undefined && { color: config.color }),
+  };
 }

@@ -15,7 +15,7 @@ import { checkEvictionPolicy, connectRedis } from '../queue/redis.js';
 import { createScheduler } from '../queue/scheduler.js';
 import { type CollectorWorker, createCollectorWorker } from '../queue/worker.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
-import { createLogger, type Logger } from '../runtime/logger.js';
+import { configuredLogger, createLogger, type Logger } from '../runtime/logger.js';
 import { appliedMigrations, checkWritable, shippedMigrations } from '../store/index.js';
 import type { AttemptEvent } from '../upstream/index.js';
 import { type App, createApp } from './app.js';
@@ -69,7 +69,7 @@ export const SHUTDOWN_MARGIN_MS = 10_000;
  */
 export async function startService(config: Config, options: ServiceOptions): Promise<Service> {
   const role = options.role ?? 'all';
-  const log = (options.log ?? createLogger({ level: config.logLevel })).child({ role });
+  const log = (options.log ?? createLogger(configuredLogger(config))).child({ role });
   const clock = options.clock ?? systemClock;
   const prefix = config.service.queuePrefix;
   const grace = config.service.shutdownGrace;
