@@ -72,10 +72,14 @@ export function describeIssues(
     const key = formatPath([...prefix, ...issue.path]);
     const value = valueAt(input, issue.path);
     if (issue.code === 'invalid_type') {
-      const expected = typeWords[issue.expected] ?? issue.expected;
-      // zod's "Invalid input: expected string, received undefined" is a key left out.
-      if (value === undefined) return `${key}: missing (required)`;
-      return `${key} = ${show(value)}: expected ${expected}, found ${kindOf(value)}`;
+      // zod's own wording ("Invalid input: expected string, received undefined"), not a schema's message.
+      const zodWording = issue.message.startsWith('Invalid input');
+      // A key left out.
+      if (value === undefined) return `${key}: missing (required${zodWording ? '' : `: ${issue.message}`})`;
+      if (zodWording) {
+        const expected = typeWords[issue.expected] ?? issue.expected;
+        return `${key} = ${show(value)}: expected ${expected}, found ${kindOf(value)}`;
+      }
     }
     return `${key} = ${show(value)}: ${issue.message}`;
   });
