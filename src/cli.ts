@@ -107,7 +107,7 @@ export function buildProgram(): Command {
     .action(async (opts: { print?: boolean }) => {
       const config = await load(program.opts());
       const { checkConfig } = await import('./commands/config.js');
-      checkConfig(config, await jobList(), opts);
+      checkConfig(config, opts);
     });
   configCommand
     .command('init')

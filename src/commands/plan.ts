@@ -3,7 +3,10 @@ import type { JobList } from '../kernel/index.js';
 import type { Calls } from '../kernel/job.js';
 import { readCron } from '../queue/schedule.js';
 import { formatTable } from '../terminal/text-table.js';
-import { type EndpointName, endpoints, type TierName, tiers } from '../upstream/endpoints.js';
+import { type EndpointName, endpoints, type TierName } from '../upstream/endpoints.js';
+import { type PlanBudget, planBudget } from './budget.js';
+
+export { type PlanBudget, planBudget };
 
 /**
  * What the configured schedules cost per day in compute units: the steady state (every stream
@@ -19,15 +22,6 @@ export interface JobPlan {
   computeUnitsPerRun: { steady: number; worst: number };
   computeUnitsPerDay: { steady: number; worst: number };
   note?: string;
-}
-
-/** The budget a plan is compared with: `--tier`'s limits, else the configured (effective) budget. */
-export interface PlanBudget {
-  tier: TierName;
-  perDay: number;
-  perMinute: number;
-  /** Where it comes from, in words: "--tier Pro", "tier Free", "budget.computeUnitsPerDay". */
-  source: string;
 }
 
 export interface Plan {
@@ -101,27 +95,6 @@ export function buildPlan(jobs: JobList, config: Config, tierName?: TierName): P
     }
   }
   return { jobs: plans, total, budget, warnings };
-}
-
-/**
- * `--tier`'s limits when given; else the effective budget of the config (what the service's shared
- * budget enforces): the tier's limits, or the explicit budget.computeUnitsPerDay / PerMinute.
- */
-export function planBudget(config: Config, tierName?: TierName): PlanBudget {
-  if (tierName) return { tier: tierName, ...tiers[tierName], source: `--tier ${tierName}` };
-  const b = config.budget;
-  const tier = tiers[b.tier];
-  const explicit = [
-    ...(b.computeUnitsPerDay !== tier.perDay ? ['budget.computeUnitsPerDay'] : []),
-    ...(b.computeUnitsPerMinute !== tier.perMinute ? ['budget.computeUnitsPerMinute'] : []),
-  ];
-  const tierWords = `tier ${b.tier}${config.apiKey || b.tier !== 'none' ? '' : ': no API key'}`;
-  return {
-    tier: b.tier,
-    perDay: b.computeUnitsPerDay,
-    perMinute: b.computeUnitsPerMinute,
-    source: explicit.length > 0 ? `${explicit.join(' and ')}, else ${tierWords}` : tierWords,
-  };
 }
 
 function round(n: number): number {
