@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Status } from '../../../src/report/status.js';
 import { finishJobRun, openStore, startJobRun } from '../../../src/store/index.js';
@@ -81,6 +82,16 @@ describe('status and the service', () => {
       delayed: expect.any(Number),
       failed: expect.any(Number),
     });
+    // Under the queue prefix, with a TTL: a process that dies without a word drops out by itself.
+    const redis = new Redis('redis://127.0.0.1:6379');
+    try {
+      const key = `${h!.prefix}:heartbeat:${hostname()}:${proc.child.pid}`;
+      const ttl = await redis.pttl(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(30_000);
+    } finally {
+      redis.disconnect();
+    }
     expect(running.text).toContain('service: 1 process running');
     expect(running.text).toMatch(new RegExp(`^  all\\s+${hostname()}:${proc.child.pid}  started `, 'm'));
     expect(running.text).toMatch(/^queue: waiting \d+, active \d+, delayed \d+, failed \d+$/m);
