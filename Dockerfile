@@ -20,8 +20,11 @@ WORKDIR /app
 # runs the package's own `prepare` script, which is `npm run build`: so the sources and tsconfig
 # files have to be here before it.
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY scripts/build-info.mjs ./scripts/
 COPY src ./src
 COPY jobs ./jobs
+# The commit `glacier-collector --version` shows (no .git in the image): --build-arg GIT_COMMIT=….
+ARG GIT_COMMIT=""
 RUN npm ci
 
 # Explicit, so the image does not depend on `prepare` staying what it is (cheap: already built).

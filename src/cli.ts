@@ -3,16 +3,17 @@
  * The command line. Only commander is imported up front: every command imports what it needs when
  * it runs, so `--help` and `config check` start fast (a benchmark figure).
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { registerBackup } from './commands/backup.js';
 import { historyOption } from './commands/history-option.js';
 import { registerReport } from './commands/report.js';
 import type { SimulatorFlags } from './commands/simulator.js';
 import { registerStatus } from './commands/status.js';
+import { UsageError } from './commands/usage.js';
 import type { Config } from './config/index.js';
 import type { JobList } from './kernel/index.js';
 import { type Role, roles } from './queue/jobs.js';
-import { packageVersion } from './runtime/version.js';
+import { versionReport } from './runtime/version.js';
 import { type TierName, tierNames } from './upstream/endpoints.js';
 
 /** Exit codes: 0 success, 1 a job or command failed, 2 invalid configuration or usage. */
@@ -33,7 +34,11 @@ export function buildProgram(): Command {
   const program = new Command()
     .name('glacier-collector')
     .description('Collects Avalanche Data API (Glacier) data into SQLite or PostgreSQL on cron schedules.')
-    .version(packageVersion())
+    .version(
+      versionReport(),
+      '-V, --version',
+      'the version, with Node, the store drivers and the build commit',
+    )
     .showHelpAfterError()
     .exitOverride()
     .option(
@@ -67,13 +72,9 @@ export function buildProgram(): Command {
     .option('--reload <export>', "exports: read that definition's unsupported or failed files again")
     .action(async (name: string, opts: { wait: boolean; reload?: string }) => {
       const jobs = await jobList();
-      const { run, runnableJob } = await import('./commands/run.js');
-      if (!runnableJob(jobs, name)) {
-        const names = jobs.filter((j) => j.scheduled).map((j) => j.name);
-        return program.error(`error: unknown job "${name}"; jobs: ${names.join(', ')}`, {
-          exitCode: EXIT_CONFIG,
-        });
-      }
+      const { run, runnableJob, unknownJobMessage } = await import('./commands/run.js');
+      // One line (no help after it): the closest name says what to type.
+      if (!runnableJob(jobs, name)) throw new UsageError(unknownJobMessage(jobs, name));
       if (opts.reload && name !== 'exports') program.error('error: --reload applies to "run exports" only');
       await run(await load(program.opts()), jobs, name, opts);
     });
@@ -103,11 +104,22 @@ export function buildProgram(): Command {
   const configCommand = program.command('config').description('configuration tools');
   configCommand
     .command('check')
-    .description('validate the configuration and print it, secrets masked')
-    .action(async () => {
+    .description(
+      'validate the configuration and summarize it: jobs and schedules, store, Redis, budget, metrics address',
+    )
+    .option('--print', 'print the whole resolved configuration as JSON instead, secrets masked')
+    .action(async (opts: { print?: boolean }) => {
       const config = await load(program.opts());
       const { checkConfig } = await import('./commands/config.js');
-      checkConfig(config);
+      checkConfig(config, opts);
+    });
+  configCommand
+    .command('init')
+    .description('write a commented starter config file (default ./glacier-collector.yaml); never overwrites')
+    .argument('[path]', 'where to write it')
+    .action(async (path: string | undefined) => {
+      const { initConfig } = await import('./commands/config.js');
+      initConfig(path);
     });
 
   program
@@ -166,6 +178,16 @@ export function buildProgram(): Command {
   registerStatus(program, jobList);
   registerBackup(program);
 
+  program
+    .command('completion')
+    .description('print a shell completion script: source <(glacier-collector completion bash)')
+    .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
+    .action(async (shell: 'bash' | 'zsh') => {
+      const { completionScript } = await import('./commands/completion.js');
+      const names = (await jobList()).filter((j) => j.scheduled).map((j) => j.name);
+      process.stdout.write(completionScript(program, shell, { run: names }));
+    });
+
   return program;
 }
 
@@ -178,7 +200,7 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? 0 : EXIT_CONFIG;
       return;
     }
-    if (err instanceof Error && err.name === 'ConfigError') {
+    if (err instanceof Error && (err.name === 'ConfigError' || err.name === 'UsageError')) {
       console.error(err.message);
       process.exitCode = EXIT_CONFIG;
       return;

@@ -1,9 +1,91 @@
-/** `config check` and `migrate`: the configuration and the database schema. */
-import { type Config, describeConfig, printableDatabaseLocation } from '../config/index.js';
+/** `config check`, `config init` and `migrate`: the configuration and the database schema. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  type Config,
+  DEFAULT_CONFIG_FILE,
+  describeConfig,
+  maskUrlCredentials,
+  printableDatabaseLocation,
+} from '../config/index.js';
+import { packageRoot } from '../runtime/package-root.js';
 import { openConfiguredStore } from '../service/app.js';
+import { formatTable } from '../terminal/text-table.js';
+import { planBudget } from './budget.js';
+import { UsageError } from './usage.js';
 
-export function checkConfig(config: Config): void {
-  console.log(JSON.stringify(describeConfig(config), null, 2));
+/** `config check`: a short summary of what the configuration does; `--print` the whole of it. */
+export function checkConfig(config: Config, opts: { print?: boolean } = {}): void {
+  console.log(opts.print ? JSON.stringify(describeConfig(config), null, 2) : summarizeConfig(config));
+}
+
+/**
+ * The summary reads the job sections as the file names them (`usageMetrics`): the job list, and
+ * all it imports, stays unloaded, so `config check` starts fast.
+ */
+export function summarizeConfig(config: Config): string {
+  const configured = Object.entries(config.jobs).flatMap(([key, section]) =>
+    section ? [{ job: key, when: section }] : [],
+  );
+  const enabled = configured.filter((j) => j.when.enabled);
+  const budget = planBudget(config);
+  const n = (x: number) => x.toLocaleString('en');
+  const lines = [
+    `config OK: ${config.configPath ?? `no config file (${DEFAULT_CONFIG_FILE} not found): no job is configured`}`,
+    '',
+    configured.length === 0
+      ? 'jobs: none configured (see glacier-collector.example.yaml, or `glacier-collector config init`)'
+      : `jobs: ${enabled.length} enabled of ${configured.length} configured (schedules in ${config.service.timezone})`,
+  ];
+  if (configured.length > 0) {
+    const table = formatTable(
+      ['job', 'schedule', 'note'],
+      configured.map((j) => [
+        j.job,
+        j.when.schedule,
+        [j.when.enabled ? '' : 'disabled', j.when.runOnStart ? 'runs at start too' : '']
+          .filter(Boolean)
+          .join(', '),
+      ]),
+    );
+    lines.push(...table.split('\n').map((l) => `  ${l}`));
+  }
+  lines.push(
+    '',
+    `store:   ${config.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} ${printableDatabaseLocation(config)}`,
+    `redis:   ${maskUrlCredentials(config.redisUrl)} (queue prefix ${config.service.queuePrefix}, ${config.service.concurrency} jobs at once per worker)`,
+    `budget:  ${n(budget.perDay)} CU/day, ${n(budget.perMinute)} CU/minute (${budget.source})`,
+    `metrics: http://${config.metricsHost}:${config.metricsPort}/metrics`,
+    `API:     ${maskUrlCredentials(config.baseUrl)}, ${config.apiKey ? 'API key set' : 'no API key (keyless limits)'}`,
+    '',
+    'The whole resolved configuration (defaults filled in, secrets masked): glacier-collector config check --print',
+  );
+  return lines.join('\n');
+}
+
+/** `config init [path]`: a commented starter file (the example of every key); never overwrites. */
+export function initConfig(path: string | undefined): void {
+  const target = resolve(path ?? DEFAULT_CONFIG_FILE);
+  const example = readFileSync(join(packageRoot(), 'glacier-collector.example.yaml'), 'utf8').replace(
+    /^# Copy this file to glacier-collector\.yaml[^\n]*\n# and edit it\./m,
+    '# Written by `glacier-collector config init` from the example of every key: edit it.',
+  );
+  try {
+    writeFileSync(target, example, { flag: 'wx' });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') {
+      throw new UsageError(
+        `${target} exists already: config init does not overwrite a file; remove it first or give another path (glacier-collector config init <path>)`,
+      );
+    }
+    throw new UsageError(`cannot write ${target}: ${(err as Error).message}`);
+  }
+  console.log(
+    `wrote ${target}: a commented example of every key. Edit it, then check it with \`glacier-collector${
+      path ? ` -c ${path}` : ''
+    } config check\`.`,
+  );
 }
 
 export async function migrate(config: Config): Promise<void> {

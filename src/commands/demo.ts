@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path';
 import { type Config, databaseLocation, loadConfig } from '../config/index.js';
 import { type JobList, runJob } from '../kernel/index.js';
 import { connectRedis } from '../queue/redis.js';
@@ -7,6 +8,7 @@ import { createLifecycle } from '../service/lifecycle.js';
 import { startService } from '../service/service.js';
 import { type SimulatorHandle, startSimulator } from '../simulator/index.js';
 import type { Store } from '../store/index.js';
+import { formatTable } from '../terminal/text-table.js';
 import { demoFileConfig, demoServiceConfig } from './demo-config.js';
 
 const queries: { title: string; sql: string }[] = [
@@ -53,35 +55,88 @@ export interface DemoOptions {
  */
 export async function runDemo(options: DemoOptions): Promise<void> {
   const print = options.print ?? ((line: string) => console.log(line));
+  const durationMs = options.durationMs ?? 60_000;
+  // The banner before anything else logs: what this is, and where it writes.
+  print(
+    [
+      'glacier-collector demo: the whole collector against a local simulator of the Avalanche Data API',
+      `(no API key, no network), writing ${options.databasePath}; about ${Math.round(durationMs / 1000)} s, or until Ctrl-C.`,
+    ].join('\n'),
+  );
   const lifecycle = createLifecycle();
   // logLimit 0: nothing reads the simulator's logs here, and a demo may be left running for weeks.
   const sim = await startSimulator({ port: 0, seed: 1, exports: { runningMs: 2_000 }, logLimit: 0 });
   lifecycle.add('simulator', () => sim.close());
   const env = options.env ?? process.env;
-  const configFor = (file: unknown): Config =>
+  // The export files go beside the database, wherever --database puts it.
+  const exportsDirectory = join(dirname(options.databasePath), 'demo-exports');
+  const configFor = (file: ReturnType<typeof demoFileConfig>): Config =>
     loadConfig({
       env: {
         REDIS_URL: env.REDIS_URL,
         METRICS_PORT: env.METRICS_PORT ?? '9464',
         METRICS_HOST: env.METRICS_HOST ?? '127.0.0.1',
         LOG_LEVEL: env.LOG_LEVEL ?? 'info',
+        LOG_FORMAT: env.LOG_FORMAT,
+        NO_COLOR: env.NO_COLOR,
         GLACIER_BASE_URL: sim.url,
         DATABASE_PATH: options.databasePath,
       },
-      file,
+      file: {
+        ...file,
+        jobs: { ...file.jobs, exports: { ...file.jobs.exports, directory: exportsDirectory } },
+      },
     });
   try {
     const config = configFor(demoServiceConfig());
     if (await redisAnswers(config.redisUrl)) {
-      await runServiceDemo(config, sim, options, print);
+      await runServiceDemo(config, sim, { ...options, durationMs }, print);
     } else {
       print(
         `No Redis answers at ${config.redisUrl} (REDIS_URL), so the demo runs every job twice in-process instead of the service; start one with \`redis-server\` (or \`docker compose up -d redis\`) to see the whole service.`,
       );
       await runOneShotDemo(options.jobs, configFor(demoFileConfig()), print);
     }
+    print(nextSteps(options.databasePath, exportsDirectory));
   } finally {
     await lifecycle.release();
+  }
+}
+
+/** What to try once the demo is over: the real thing, step by step. */
+function nextSteps(databasePath: string, exportsDirectory: string): string {
+  return [
+    '',
+    `The demo is over; its database (${databasePath}) and export files (${exportsDirectory}) stay for you to query.`,
+    'Next, against the real API:',
+    '  glacier-collector config init           # a commented glacier-collector.yaml: your addresses, node ids, schedules',
+    '  glacier-collector config check          # validates it and says what it will collect, and where',
+    '  glacier-collector plan                  # compute units per day against your budget',
+    '  glacier-collector start                 # the service; from another terminal: glacier-collector status',
+    'Every command and setting: docs/cli.md and docs/configuration.md (glacier-collector --help).',
+  ].join('\n');
+}
+
+/** The demo's own Redis keys (its queue prefix is its own): removed once its service has stopped. */
+async function removeDemoKeys(config: Config): Promise<void> {
+  const redis = connectRedis(
+    config.redisUrl,
+    createLogger({ level: 'silent' }),
+    'glacier-collector:demo-cleanup',
+  );
+  try {
+    await redis.ping(2_000);
+    const pattern = `${config.service.queuePrefix}:*`;
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.producer.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await redis.producer.unlink(...keys);
+    } while (cursor !== '0');
+  } catch {
+    // Redis went away meanwhile: the keys stay; the next demo uses the same prefix.
+  } finally {
+    await redis.close();
   }
 }
 
@@ -132,6 +187,7 @@ async function runServiceDemo(
     await printQueries(service.app.store, print);
   } finally {
     await service.close();
+    await removeDemoKeys(config);
   }
 }
 
@@ -159,7 +215,21 @@ async function runOneShotDemo(jobs: JobList, config: Config, print: (line: strin
 async function printQueries(store: Store, print: (line: string) => void): Promise<void> {
   for (const q of queries) {
     print(`\n${q.title}\n  ${q.sql.replace(/\s+/g, ' ')}`);
-    console.table(await store.all(q.sql));
+    print(resultTable(await store.all<Record<string, unknown>>(q.sql)));
   }
   print(`\nThe database is ${store.location}: open it with any SQLite client (sqlite3 ${store.location}).`);
+}
+
+/** Query rows as a text table: the columns by name, numbers right-aligned, no index column. */
+function resultTable(rows: Record<string, unknown>[]): string {
+  if (rows.length === 0) return '  (no rows)';
+  const columns = Object.keys(rows[0]!);
+  const right = columns.flatMap((c, i) => (rows.every((r) => typeof r[c] === 'number') ? [i] : []));
+  const cells = rows.map((r) =>
+    columns.map((c) => (r[c] === null || r[c] === undefined ? '' : String(r[c]))),
+  );
+  return formatTable(columns, cells, { right })
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
 }

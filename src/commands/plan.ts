@@ -12,11 +12,15 @@ import {
 import { span } from '../report/status.js';
 import { rewardStreams } from '../sync/reward-streams.js';
 import { formatTable } from '../terminal/text-table.js';
-import { type EndpointName, endpoints, type TierName, tiers } from '../upstream/endpoints.js';
+import { type EndpointName, endpoints, type TierName } from '../upstream/endpoints.js';
+import { type PlanBudget, planBudget } from './budget.js';
+
+export { type PlanBudget, planBudget };
 
 /**
  * What the configured schedules cost per day in compute units: the steady state (every stream
- * up to date: one page each) and the worst case (every stream reading `maxPages`), against a tier.
+ * up to date: one page each) and the worst case (every stream reading `maxPages`), against the
+ * effective budget (or `--tier`'s).
  */
 export interface JobPlan {
   job: string;
@@ -32,7 +36,7 @@ export interface JobPlan {
 export interface Plan {
   jobs: JobPlan[];
   total: { steady: number; worst: number };
-  tier?: { name: TierName; perDay: number; perMinute: number } | undefined;
+  budget: PlanBudget;
   warnings: string[];
   /** A first rewards backfill of the configured addresses and node ids, from a fresh UTC day. */
   rewardsBackfill?: RewardsBackfillPlan | undefined;
@@ -79,12 +83,8 @@ export function planRewardsBackfill(
   const batches = rewardStreams(job).map((s) => ({
     pagesLeft: assumedPages(s.kind, s.ids.length, seconds, job.pageSize),
   }));
-  const budget = o.tierName
-    ? { computeUnitsPerMinute: tiers[o.tierName].perMinute, computeUnitsPerDay: tiers[o.tierName].perDay }
-    : {
-        computeUnitsPerMinute: config.budget.computeUnitsPerMinute,
-        computeUnitsPerDay: config.budget.computeUnitsPerDay,
-      };
+  const effective = planBudget(config, o.tierName);
+  const budget = { computeUnitsPerMinute: effective.perMinute, computeUnitsPerDay: effective.perDay };
   const dayStart = o.nowMs - (o.nowMs % 86_400_000);
   const estimate = estimateBackfill(batches, {
     perMinute: budget.computeUnitsPerMinute,
@@ -143,24 +143,23 @@ export function buildPlan(
     }),
     { steady: 0, worst: 0 },
   );
+  const budget = planBudget(config, tierName);
+  const n = (x: number) => x.toLocaleString('en');
   const warnings: string[] = [];
-  const tier = tierName ? { name: tierName, ...tiers[tierName] } : undefined;
-  if (tier) {
-    if (total.steady > tier.perDay) {
+  if (total.steady > budget.perDay) {
+    warnings.push(
+      `steady state needs ${n(total.steady)} CU/day, over the budget's ${n(budget.perDay)} (${budget.source})`,
+    );
+  } else if (total.worst > budget.perDay) {
+    warnings.push(
+      `worst case needs ${n(total.worst)} CU/day, over the budget's ${n(budget.perDay)} (${budget.source}): runs that read maxPages every time would be rate limited`,
+    );
+  }
+  for (const p of plans) {
+    if (p.computeUnitsPerRun.worst > budget.perMinute) {
       warnings.push(
-        `steady state needs ${total.steady.toLocaleString('en')} CU/day, over the ${tier.name} tier's ${tier.perDay.toLocaleString('en')}`,
+        `one ${p.job} run can spend ${n(p.computeUnitsPerRun.worst)} CU, over the budget's ${n(budget.perMinute)} CU/minute (${budget.source}): expect 429s (they are waited out)`,
       );
-    } else if (total.worst > tier.perDay) {
-      warnings.push(
-        `worst case needs ${total.worst.toLocaleString('en')} CU/day, over the ${tier.name} tier's ${tier.perDay.toLocaleString('en')}: runs that read maxPages every time would be rate limited`,
-      );
-    }
-    for (const p of plans) {
-      if (p.computeUnitsPerRun.worst > tier.perMinute) {
-        warnings.push(
-          `one ${p.job} run can spend ${p.computeUnitsPerRun.worst.toLocaleString('en')} CU, over the ${tier.name} tier's ${tier.perMinute.toLocaleString('en')} CU/minute: expect 429s (they are waited out)`,
-        );
-      }
     }
   }
   const rewardsBackfill = planRewardsBackfill(config, {
@@ -168,7 +167,7 @@ export function buildPlan(
     nowMs: options.nowMs ?? Date.now(),
     tierName,
   });
-  return { jobs: plans, total, tier, warnings, rewardsBackfill };
+  return { jobs: plans, total, budget, warnings, rewardsBackfill };
 }
 
 function round(n: number): number {
@@ -191,19 +190,18 @@ export function formatPlan(plan: Plan): string {
     ['total', '', '', '', plan.total.steady.toLocaleString('en'), plan.total.worst.toLocaleString('en')],
   ];
   const lines = [formatTable(header, rows, { right: [2, 3, 4, 5] })];
-  if (plan.tier) {
-    const share = (n: number) => `${((100 * n) / plan.tier!.perDay).toFixed(1)}%`;
-    lines.push(
-      '',
-      `tier ${plan.tier.name}: ${plan.tier.perDay.toLocaleString('en')} CU/day, ${plan.tier.perMinute.toLocaleString('en')} CU/minute; steady ${share(plan.total.steady)}, worst ${share(plan.total.worst)} of the daily budget`,
-    );
-  }
+  const b = plan.budget;
+  const share = (n: number) => `${((100 * n) / b.perDay).toFixed(1)}%`;
+  lines.push(
+    '',
+    `budget (${b.source}): ${b.perDay.toLocaleString('en')} CU/day, ${b.perMinute.toLocaleString('en')} CU/minute; steady ${share(plan.total.steady)}, worst ${share(plan.total.worst)} of the daily budget`,
+  );
   for (const note of plan.jobs.filter((p) => p.note)) lines.push(`${note.job}: ${note.note}`);
-  const b = plan.rewardsBackfill;
-  if (b) {
-    const e = b.estimate;
+  const r = plan.rewardsBackfill;
+  if (r) {
+    const e = r.estimate;
     lines.push(
-      `rewards first backfill: ${b.days} days of history (from ${b.historyStart.slice(0, 10)}; --history sets it), ~${b.rewards.toLocaleString('en')} rewards at the assumed rate, ${e.pagesLeft.toLocaleString('en')} page(s) in ${b.batches} batch(es): ${e.computeUnitsLeft.toLocaleString('en')} CU, about ${span(e.seconds)} at ${b.budget.computeUnitsPerMinute.toLocaleString('en')} CU/minute and ${b.budget.computeUnitsPerDay.toLocaleString('en')} CU/day${e.limitedBy === 'schedule' ? ` (the schedule sets the pace: maxPages per batch and run; ${span(e.budgetSeconds)} on the budget alone)` : ''}`,
+      `rewards first backfill: ${r.days} days of history (from ${r.historyStart.slice(0, 10)}; --history sets it), ~${r.rewards.toLocaleString('en')} rewards at the assumed rate, ${e.pagesLeft.toLocaleString('en')} page(s) in ${r.batches} batch(es): ${e.computeUnitsLeft.toLocaleString('en')} CU, about ${span(e.seconds)} at ${r.budget.computeUnitsPerMinute.toLocaleString('en')} CU/minute and ${r.budget.computeUnitsPerDay.toLocaleString('en')} CU/day${e.limitedBy === 'schedule' ? ` (the schedule sets the pace: maxPages per batch and run; ${span(e.budgetSeconds)} on the budget alone)` : ''}`,
     );
   }
   for (const w of plan.warnings) lines.push(`WARNING: ${w}`);

@@ -9,7 +9,9 @@ import { untilSignal } from './signals.js';
 export const EXIT_ABANDONED = 3;
 
 export async function start(config: Config, jobs: JobList, opts: { role: Role }): Promise<void> {
-  const service = await startService(config, { jobs, role: opts.role });
+  const service = await startService(config, { jobs, role: opts.role }).catch((err: unknown) => {
+    throw explainStartError(err, config);
+  });
   const signal = await untilSignal(() => {
     console.error('second signal: exiting at once');
     process.exit(1);
@@ -19,4 +21,23 @@ export async function start(config: Config, jobs: JobList, opts: { role: Role })
   process.exitCode = report.abandoned.length > 0 ? EXIT_ABANDONED : 0;
   // What was abandoned may still hold a socket or a timer: it must not keep the process alive.
   if (report.abandoned.length > 0) setTimeout(() => process.exit(), 100).unref();
+}
+
+/** A start-up failure in words that lead to the fix; other errors as they are. */
+export function explainStartError(err: unknown, config: Config): unknown {
+  const code = (err as { cause?: { code?: string } }).cause?.code;
+  const where = `METRICS_HOST:METRICS_PORT = ${config.metricsHost}:${config.metricsPort}`;
+  if (code === 'EADDRINUSE') {
+    return new Error(
+      `${where} is taken: another collector (or another program) already listens there. Stop it, or give this process another port: METRICS_PORT=${config.metricsPort + 1} glacier-collector start (METRICS_PORT=0 takes any free one)`,
+      { cause: err },
+    );
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+    return new Error(
+      `${where}: this machine has no such address to listen on; use 0.0.0.0 (every interface) or 127.0.0.1 (this machine only) for METRICS_HOST`,
+      { cause: err },
+    );
+  }
+  return err;
 }

@@ -8,22 +8,26 @@ export function registerStatus(program: Command, jobList: () => Promise<JobList>
   program
     .command('status')
     .description(
-      "a summary from the database and the config: each job's last run, outcome and next run, compute " +
-        'units spent today (UTC) against the budget, exports in flight, rows per table',
+      "a summary from the database, the config and Redis: the service's processes (heartbeats) and queue, each " +
+        "job's last run, outcome, next run and whether it is overdue, compute units spent today (UTC) against the " +
+        'budget, exports in flight, rows per table',
     )
     .option('--json', 'print it as JSON, for scripts')
     .addOption(historyOption())
     .action(async (flags: { json?: boolean; history?: string }) => {
-      const [{ loadConfig }, { collectStatus, formatStatus }] = await Promise.all([
+      const [{ loadConfig }, { collectStatus, formatStatus }, { probeService }] = await Promise.all([
         import('../config/index.js'),
         import('../report/status.js'),
+        import('../queue/probe.js'),
       ]);
       const config = loadConfig({ configPath: program.opts<{ config?: string }>().config });
       // Status reads; it does not create a database that does not exist yet.
       const store = await openExistingStore(config);
       try {
+        const service = await probeService(config.redisUrl, config.service.queuePrefix);
         const status = await collectStatus(await jobList(), config, store, new Date(), {
           history: flags.history,
+          service,
         });
         process.stdout.write(flags.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status));
       } finally {

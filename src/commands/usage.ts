@@ -5,6 +5,11 @@ import type { Store } from '../store/index.js';
 /** Bad arguments exit 2, as invalid configuration and commander's usage errors do (see src/cli.ts). */
 export const EXIT_USAGE = 2;
 
+/** A bad command line found by a command itself: the CLI prints its message alone and exits 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
 /** Prints an argument error and sets exit code 2 (the action then returns normally). */
 export function failUsage(message: string): void {
   console.error(message);

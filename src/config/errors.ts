@@ -22,7 +22,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out || '(root)';
 }
 
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+export function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let current = input;
   for (const part of path) {
     if (current === null || typeof current !== 'object') return undefined;
@@ -37,19 +37,50 @@ function show(value: unknown): string {
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
 
-/** One line per problem: the key, the value found there, and what would be valid. */
+/** zod's type names as a config file's reader says them. */
+const typeWords: Record<string, string> = {
+  string: 'text',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'a section of keys',
+};
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a section of keys';
+  return typeWords[typeof value] ?? typeof value;
+}
+
+/**
+ * One line per problem: the key, the value found there, and what would be valid. `unknownKey`
+ * words an unknown key (the config file's says the closest valid one).
+ */
 export function describeIssues(
   issues: readonly z.core.$ZodIssue[],
   input: unknown,
   prefix: string[] = [],
+  unknownKey: (path: readonly PropertyKey[], key: string) => string = (path, key) =>
+    `${formatPath([...prefix, ...path, key])}: unknown key (misspelt?)`,
 ): string[] {
   return issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys
-        .map((key) => `${formatPath([...prefix, ...issue.path, key])}: unknown key (misspelt?)`)
-        .join('\n  - ');
+      return issue.keys.map((key) => unknownKey(issue.path, key)).join('\n  - ');
     }
     const key = formatPath([...prefix, ...issue.path]);
-    return `${key} = ${show(valueAt(input, issue.path))}: ${issue.message}`;
+    const value = valueAt(input, issue.path);
+    if (issue.code === 'invalid_type') {
+      // zod's own wording ("Invalid input: expected string, received undefined"), not a schema's message.
+      const zodWording = issue.message.startsWith('Invalid input');
+      // A key left out.
+      if (value === undefined) return `${key}: missing (required${zodWording ? '' : `: ${issue.message}`})`;
+      if (zodWording) {
+        const expected = typeWords[issue.expected] ?? issue.expected;
+        return `${key} = ${show(value)}: expected ${expected}, found ${kindOf(value)}`;
+      }
+    }
+    return `${key} = ${show(value)}: ${issue.message}`;
   });
 }

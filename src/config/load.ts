@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { LevelWithSilent } from 'pino';
-import { parse as parseYaml } from 'yaml';
+import { type Document, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { CONTROL } from '../escape/control.js';
 import { isHeaderSafe } from '../upstream/defaults.js';
@@ -16,6 +16,7 @@ import {
 } from './database.js';
 import { ConfigError, describeIssues } from './errors.js';
 import { type FileConfig, fileConfigSchema } from './schema.js';
+import { numbersForText, setAt, unknownKeyProblem } from './traps.js';
 import { loadWebConfig, type WebConfig } from './web-config.js';
 
 export interface Config {
@@ -30,6 +31,10 @@ export interface Config {
   /** METRICS_WEB_CONFIG, read and checked: TLS and basic auth of /metrics and /readyz. */
   metricsWebConfig: WebConfig | undefined;
   logLevel: LevelWithSilent;
+  /** LOG_FORMAT; undefined: pretty in a terminal, JSON otherwise. */
+  logFormat: LogFormat | undefined;
+  /** False when NO_COLOR is set (https://no-color.org). */
+  color: boolean;
   /** The config file read, if any. */
   configPath: string | undefined;
   jobs: FileConfig['jobs'];
@@ -48,6 +53,8 @@ export interface Budget {
 export const DEFAULT_CONFIG_FILE = './glacier-collector.yaml';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const logFormats = ['json', 'pretty'] as const;
+export type LogFormat = (typeof logFormats)[number];
 
 /** The environment the collector reads (the only reader of process.env); defaults documented in docs/configuration.md. */
 export const envSchema = z.object({
@@ -84,6 +91,10 @@ export const envSchema = z.object({
   METRICS_WEB_CONFIG: z.string().min(1).optional(),
   /** @defaultValue 'info' */
   LOG_LEVEL: z.enum(logLevels).default('info'),
+  /** `json` (one JSON object per line) or `pretty` (one readable line per event). @defaultValue pretty in a terminal, json otherwise */
+  LOG_FORMAT: z.enum(logFormats).optional(),
+  /** Any non-empty value turns colours off in pretty logs (https://no-color.org). */
+  NO_COLOR: z.string().optional(),
   GLACIER_CONFIG: z.string().min(1).optional(),
 });
 
@@ -131,6 +142,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     metricsPort: e.METRICS_PORT,
     metricsWebConfig: e.METRICS_WEB_CONFIG ? loadWebConfig(resolve(cwd, e.METRICS_WEB_CONFIG)) : undefined,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
+    color: e.NO_COLOR === undefined,
     configPath,
     jobs: file.jobs,
     client: file.client,
@@ -177,8 +190,15 @@ function resolveBudget(budget: FileConfig['budget'], apiKey: string | undefined)
 export function parseConfigFile(path: string): FileConfig {
   const text = readBoundedFile(path, 'config file');
   let raw: unknown;
+  let doc: Document | undefined;
   try {
-    raw = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    if (path.endsWith('.json')) raw = JSON.parse(text);
+    else {
+      // The document, not only its values: a message can quote a value as the file wrote it.
+      doc = parseDocument(text);
+      if (doc.errors.length > 0) throw doc.errors[0];
+      raw = doc.toJS();
+    }
   } catch (cause) {
     throw new ConfigError(
       `Config file ${path} is not valid YAML/JSON: ${(cause as Error).message}`,
@@ -188,16 +208,36 @@ export function parseConfigFile(path: string): FileConfig {
       },
     );
   }
-  return validateFileConfig(raw, `config file ${path}`);
+  return validateFileConfig(raw, `config file ${path}`, doc);
 }
 
-function validateFileConfig(raw: unknown, what: string): FileConfig {
-  const parsed = fileConfigSchema.safeParse(raw ?? {});
-  if (!parsed.success) {
-    const problems = describeIssues(parsed.error.issues, raw);
-    throw new ConfigError(`Invalid ${what}:\n  - ${problems.join('\n  - ')}`, problems);
+/**
+ * Validates a config file's content; every problem in one pass. A number where text is expected
+ * (YAML's unquoted `0x…` or chain id) is reported, and its text as written put in its place, so the
+ * checks behind it (addresses, chain ids) run in the same pass instead of on the next check.
+ */
+function validateFileConfig(raw: unknown, what: string, doc?: Document): FileConfig {
+  let input = raw ?? {};
+  const quoteThem: string[] = [];
+  for (let round = 0; round < 10; round++) {
+    const parsed = fileConfigSchema.safeParse(input);
+    if (parsed.success && quoteThem.length === 0) return parsed.data;
+    const issues = parsed.success ? [] : parsed.error.issues;
+    const numbers = numbersForText(issues, input, doc);
+    if (numbers.length === 0) {
+      const problems = [
+        ...quoteThem,
+        ...describeIssues(issues, input, [], (path, key) => unknownKeyProblem(fileConfigSchema, path, key)),
+      ];
+      throw new ConfigError(`Invalid ${what}:\n  - ${problems.join('\n  - ')}`, problems);
+    }
+    if (round === 0) input = structuredClone(input);
+    for (const n of numbers) {
+      quoteThem.push(n.problem);
+      setAt(input, n.path, n.written);
+    }
   }
-  return parsed.data;
+  throw new ConfigError(`Invalid ${what}:\n  - ${quoteThem.join('\n  - ')}`, quoteThem);
 }
 
 function readApiKey(key: string | undefined, keyFile: string | undefined, cwd: string): string | undefined {

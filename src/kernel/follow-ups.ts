@@ -7,14 +7,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type Continuation,
-  type HandlerOutput,
+  type HandlerOutcome,
   type InProcessFollowUps,
   type JobContext,
   JobFailedError,
   type JobResult,
 } from './job.js';
 
-type Step = (ctx: JobContext) => Promise<HandlerOutput>;
+type Step = (ctx: JobContext) => HandlerOutcome;
 
 export interface FollowUps extends InProcessFollowUps {
   mode: 'once' | 'until-done';

@@ -71,15 +71,11 @@ export interface JobResult {
   continuations?: Continuation[];
 }
 
-/**
- * What a handler's promise holds: its result, or nothing (an `async` handler without a `return` is
- * typed `Promise<void>`, which `undefined` alone would refuse).
- */
-// biome-ignore lint/suspicious/noConfusingVoidType: see above: handlers that return nothing must type-check.
-export type HandlerOutput = JobResult | undefined | void;
+/** What a handler resolves to: its continuations, or nothing (an async function without `return`). */
+export type HandlerOutcome = Promise<JobResult | undefined> | Promise<void>;
 
 /** A job: a plain function that knows nothing of BullMQ. `run <job>` and the worker both call it. */
-export type JobHandler<P> = (payload: P, ctx: JobContext) => Promise<HandlerOutput>;
+export type JobHandler<P> = (payload: P, ctx: JobContext) => HandlerOutcome;
 
 /** Requests of one run, per endpoint (compute units follow from endpoints.ts). */
 export type Calls = Partial<Record<EndpointName, number>>;
@@ -112,7 +108,7 @@ export interface InProcessFollowUps {
 /** A job bound to a config and job data: its handler with the payload built, ready for `runJob`. */
 export interface PreparedJob {
   readonly name: string;
-  run(ctx: JobContext): Promise<HandlerOutput>;
+  run(ctx: JobContext): HandlerOutcome;
   /** How `run <job>` runs its continuations in-process, when it has any. */
   readonly inProcess: InProcessFollowUps | undefined;
 }

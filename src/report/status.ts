@@ -1,6 +1,7 @@
 import { type Config, printableDatabaseLocation } from '../config/index.js';
 import { forTerminal } from '../escape/terminal.js';
 import type { JobList } from '../kernel/index.js';
+import type { ServiceProbe } from '../queue/probe.js';
 import { readCron } from '../queue/schedule.js';
 import {
   countRowsPerTable,
@@ -27,8 +28,11 @@ export interface Status {
     location: string;
     /** False before the first run: no SQLite file, or no collector tables in PostgreSQL yet. */
     exists: boolean;
-    tables: { table: string; rows: number }[];
+    /** `internal`: the collector's bookkeeping (export_claims, *_summaries), listed apart. */
+    tables: { table: string; rows: number; internal: boolean }[];
   };
+  /** The service as Redis shows it (heartbeats, queue counts); null when not looked at. */
+  service: ServiceProbe | null;
   jobs: JobStatus[];
   computeUnits: {
     /** The UTC day counted, YYYY-MM-DD. */
@@ -70,6 +74,8 @@ export interface JobStatus {
   lastSuccessAt: string | null;
   /** The next firing of the schedule in `service.timezone`, ISO-8601 UTC; null when disabled. */
   nextRunAt: string | null;
+  /** The slot the job missed: a firing more than OVERDUE_AFTER_MS ago with no run since; else null. */
+  overdueSince: string | null;
 }
 
 export async function collectStatus(
@@ -77,7 +83,7 @@ export async function collectStatus(
   config: Config,
   store: Store | undefined,
   now: Date,
-  options: { history?: string | undefined } = {},
+  options: { history?: string | undefined; service?: ServiceProbe | null } = {},
 ): Promise<Status> {
   const day = now.toISOString().slice(0, 10);
   const [latestRuns, lastSuccesses, spent, tables, unfinished] = store
@@ -115,6 +121,7 @@ export async function collectStatus(
       nextRunAt: section.enabled
         ? readCron(section.schedule, config.service.timezone).nextAfter(now).toISOString()
         : null,
+      overdueSince: section.enabled ? overdueSince(section.schedule, config, run, now) : null,
     });
   }
   const rewardsBackfill = await collectRewardsBackfill(config, store, {
@@ -128,8 +135,9 @@ export async function collectStatus(
       kind: config.database.kind,
       location: printableDatabaseLocation(config),
       exists: store !== undefined,
-      tables,
+      tables: tables.map((t) => ({ ...t, internal: isInternalTable(t.table) })),
     },
+    service: options.service ?? null,
     jobs,
     computeUnits: {
       day,
@@ -208,7 +216,11 @@ function formatBackfill(b: RewardsBackfill, now: Date): string[] {
 /** The terminal view: jobs, budget, exports in flight, then rows per table. */
 export function formatStatus(status: Status): string {
   const now = new Date(status.now);
-  const out: string[] = [`glacier-collector status at ${when(status.now, now).replace(/ \(.*\)$/, '')}`, ''];
+  const out: string[] = [
+    `glacier-collector status at ${when(status.now, now).replace(/ \(.*\)$/, '')}`,
+    '',
+    ...formatService(status.service, status.jobs, now),
+  ];
   if (status.jobs.length === 0) {
     out.push('No job is configured (see docs/configuration.md).');
   } else {
@@ -223,7 +235,11 @@ export function formatStatus(status: Status): string {
           j.lastRun ? count(j.lastRun.rowsWritten) : '',
           j.lastRun ? count(j.lastRun.computeUnits) : '',
           when(j.lastSuccessAt, now),
-          j.enabled ? when(j.nextRunAt, now) : 'disabled',
+          !j.enabled
+            ? 'disabled'
+            : j.overdueSince
+              ? `OVERDUE since ${when(j.overdueSince, now)}`
+              : when(j.nextRunAt, now),
         ]),
         { right: [4, 5] },
       ),
@@ -255,13 +271,89 @@ export function formatStatus(status: Status): string {
   if (!status.database.exists) out.push(`${database}: not created yet (no job has run)`);
   else {
     out.push(database);
-    out.push(
-      formatTable(
-        ['table', 'rows'],
-        status.database.tables.map((t) => [t.table, count(t.rows)]),
-        { right: [1] },
-      ),
-    );
+    out.push(...formatTables(status.database.tables));
   }
   return `${out.join('\n')}\n`;
+}
+
+// --- The service seen through Redis, overdue jobs, internal tables (issue 18) ---
+
+/** A slot this long past with no run started since makes a job overdue (queue and budget waits fit in it). */
+export const OVERDUE_AFTER_MS = 60_000;
+
+/**
+ * The first slot of the schedule after the job's last run, if it is more than OVERDUE_AFTER_MS
+ * past: the service should have run the job by now and did not (it is stopped, or stuck). A run
+ * still going is not overdue; a job never run is "never run", not overdue.
+ */
+function overdueSince(
+  schedule: string,
+  config: Config,
+  run: { startedAt: string; status: string } | undefined,
+  now: Date,
+): string | null {
+  if (!run || run.status === 'running') return null;
+  const due = readCron(schedule, config.service.timezone).nextAfter(new Date(run.startedAt));
+  return due.getTime() + OVERDUE_AFTER_MS < now.getTime() ? due.toISOString() : null;
+}
+
+/** The collector's own bookkeeping (claims, the metrics' summaries), listed apart from the data tables. */
+export function isInternalTable(name: string): boolean {
+  return name === 'export_claims' || name === 'export_status_counts' || name.endsWith('_summaries');
+}
+
+/** The rows per table: the data tables, then the internal ones under a heading of their own. */
+function formatTables(tables: Status['database']['tables']): string[] {
+  const table = (list: typeof tables) =>
+    formatTable(
+      ['table', 'rows'],
+      list.map((t) => [t.table, count(t.rows)]),
+      { right: [1] },
+    );
+  const data = tables.filter((t) => !t.internal);
+  const internal = tables.filter((t) => t.internal);
+  const out = [table(data)];
+  if (internal.length > 0) out.push('', "internal tables (the collector's bookkeeping)", table(internal));
+  return out;
+}
+
+/** "service: …" lines: the processes beating, or since when none does, and the queue's counts. */
+function formatService(service: ServiceProbe | null, jobs: JobStatus[], now: Date): string[] {
+  if (!service) return [];
+  const out: string[] = [];
+  if (!service.reachable) {
+    out.push(
+      `service: unknown: Redis at ${service.redis} (REDIS_URL) does not answer (${service.error}); the runs below come from the database`,
+    );
+  } else if (service.processes.length === 0) {
+    out.push(
+      service.lastSeenAt
+        ? `service: NOT RUNNING: no service seen since ${when(service.lastSeenAt, now)}; start it with \`glacier-collector start\``
+        : `service: NOT RUNNING: no service has beaten under prefix "${service.prefix}" in Redis ${service.redis}; start it with \`glacier-collector start\``,
+    );
+  } else {
+    out.push(
+      `service: ${service.processes.length} process${service.processes.length === 1 ? '' : 'es'} running`,
+    );
+    for (const p of service.processes) {
+      out.push(
+        `  ${p.role.padEnd(9)} ${p.host}:${p.pid}  started ${when(p.startedAt, now)}, last beat ${when(p.beatAt, now)}`,
+      );
+    }
+    if (!service.processes.some((p) => p.role !== 'worker')) {
+      out.push('  no scheduler runs (role all or scheduler): no new runs are enqueued');
+    }
+  }
+  if (service.queue) {
+    const q = service.queue;
+    out.push(`queue: waiting ${q.waiting}, active ${q.active}, delayed ${q.delayed}, failed ${q.failed}`);
+  }
+  const overdue = jobs.filter((j) => j.overdueSince);
+  if (overdue.length > 0) {
+    out.push(
+      `overdue: ${overdue.map((j) => j.job).join(', ')} (a slot of their schedule passed over a minute ago with no run since)`,
+    );
+  }
+  out.push('');
+  return out;
 }

@@ -8,6 +8,8 @@ export interface LoggerOptions {
   level: LevelWithSilent;
   /** Human-readable lines (a terminal); JSON lines otherwise. @defaultValue process.stdout.isTTY */
   pretty?: boolean;
+  /** Colours in human-readable lines. @defaultValue true */
+  color?: boolean;
   /** Written instead of stdout (tests). */
   destination?: NodeJS.WritableStream;
 }
@@ -39,7 +41,9 @@ export function createLogger(options: LoggerOptions): Logger {
         },
       },
       pretty({
-        colorize: true,
+        colorize: options.color ?? true,
+        // One line per event: its fields follow the message on the same line.
+        singleLine: true,
         translateTime: 'SYS:HH:MM:ss',
         ignore: 'pid,hostname,service',
         destination: options.destination ?? 1,
@@ -62,4 +66,17 @@ function visibleDeep(value: unknown, depth = 0): unknown {
   }
   if (Object.getPrototypeOf(value) !== Object.prototype) return value;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visibleDeep(v, depth + 1)]));
+}
+
+/** The logger a command's configuration asks for: LOG_LEVEL, LOG_FORMAT (else by terminal), NO_COLOR. */
+export function configuredLogger(config: {
+  logLevel: LevelWithSilent;
+  logFormat?: 'json' | 'pretty' | undefined;
+  color?: boolean;
+}): LoggerOptions {
+  return {
+    level: config.logLevel,
+    ...(config.logFormat && { pretty: config.logFormat === 'pretty' }),
+    ...(config.color !== undefined && { color: config.color }),
+  };
 }

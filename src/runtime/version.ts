@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { packageRoot } from './package-root.js';
 
@@ -6,4 +7,38 @@ import { packageRoot } from './package-root.js';
 export function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: string };
   return pkg.version ?? 'unknown';
+}
+
+/** A dependency's installed version, or "not installed". */
+function installedVersion(name: string): string {
+  try {
+    const path = createRequire(import.meta.url).resolve(`${name}/package.json`);
+    return (JSON.parse(readFileSync(path, 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'not installed';
+  }
+}
+
+/** The commit the running build was made from (dist/build-info.json, see scripts/build-info.mjs). */
+function buildCommit(): string | undefined {
+  try {
+    // Beside the compiled files (dist/build-info.json); from the sources (tsx) there is none.
+    const info = JSON.parse(readFileSync(new URL('../../build-info.json', import.meta.url), 'utf8')) as {
+      commit?: string;
+      builtAt?: string;
+    };
+    return info.commit ? `${info.commit}${info.builtAt ? ` (built ${info.builtAt})` : ''}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `--version`: the package, Node, the store drivers and the build's commit when known. */
+export function versionReport(): string {
+  return [
+    `glacier-collector ${packageVersion()}`,
+    `node ${process.version}`,
+    `store drivers: better-sqlite3 ${installedVersion('better-sqlite3')} (SQLite), pg ${installedVersion('pg')} (PostgreSQL)`,
+    `commit ${buildCommit() ?? 'unknown (running from the sources, or built outside a git checkout without GIT_COMMIT)'}`,
+  ].join('\n');
 }

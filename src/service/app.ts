@@ -1,7 +1,7 @@
 import { type Config, databaseLocation, databaseSetting } from '../config/index.js';
 import type { RunDeps } from '../kernel/index.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
-import { createLogger, type Logger } from '../runtime/logger.js';
+import { configuredLogger, createLogger, type Logger } from '../runtime/logger.js';
 import { packageVersion } from '../runtime/version.js';
 import { DatabaseOpenError, type OpenStoreOptions, openStore, type Store } from '../store/index.js';
 import {
@@ -35,7 +35,7 @@ export interface AppOverrides {
 
 /** The one place that builds the real instances: database (migrated), HTTP client, logger. */
 export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
-  const log = overrides.log ?? createLogger({ level: config.logLevel });
+  const log = overrides.log ?? createLogger(configuredLogger(config));
   const clock = overrides.clock ?? systemClock;
   const lifecycle = overrides.lifecycle ?? createLifecycle({ log });
   const store = await openConfiguredStore(config, {

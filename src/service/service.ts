@@ -9,12 +9,13 @@ import {
   startHttpServer,
 } from '../metrics/index.js';
 import { createSharedBudget, type SharedBudget } from '../queue/budget.js';
+import { startHeartbeat } from '../queue/heartbeat.js';
 import { QUEUE_NAME, type QueuedJobData, type Role } from '../queue/jobs.js';
 import { checkEvictionPolicy, connectRedis } from '../queue/redis.js';
 import { createScheduler } from '../queue/scheduler.js';
 import { createCollectorWorker } from '../queue/worker.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
-import { createLogger, type Logger } from '../runtime/logger.js';
+import { configuredLogger, createLogger, type Logger } from '../runtime/logger.js';
 import { appliedMigrations, checkWritable, shippedMigrations } from '../store/index.js';
 import type { AttemptEvent } from '../upstream/index.js';
 import { type App, createApp } from './app.js';
@@ -68,7 +69,7 @@ export const SHUTDOWN_MARGIN_MS = 10_000;
  */
 export async function startService(config: Config, options: ServiceOptions): Promise<Service> {
   const role = options.role ?? 'all';
-  const log = (options.log ?? createLogger({ level: config.logLevel })).child({ role });
+  const log = (options.log ?? createLogger(configuredLogger(config))).child({ role });
   const clock = options.clock ?? systemClock;
   const prefix = config.service.queuePrefix;
   const grace = config.service.shutdownGrace;
@@ -80,6 +81,9 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     conns.producer.once('ready', () => {
       void checkEvictionPolicy(conns.producer).then((warning) => warning && log.warn(warning));
     });
+    // `status` reads it: which processes run, and since when none does.
+    const heartbeat = startHeartbeat({ redis: conns.producer, prefix, role });
+    lifecycle.add('heartbeat', () => heartbeat.stop(), { timeoutMs: 2_000 });
 
     const runsJobs = role !== 'scheduler';
     const budget = runsJobs

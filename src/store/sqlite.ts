@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
@@ -36,7 +36,7 @@ export function sqliteConnection(sql: Sql): Database.Database | undefined {
 export function openSqliteStore(path: string, options: OpenSqliteOptions = {}): Store {
   let sqlite: Database.Database | undefined;
   try {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') makeFolder(dirname(path));
     sqlite = new Database(path);
     // WAL lets readers (Grafana, ad-hoc SQL) query while the collector writes; NORMAL sync is durable
     // across application crashes in WAL mode, and loses at most the last commits on power loss.
@@ -170,4 +170,26 @@ function migrateOnce(sqlite: Database.Database): void {
 /** drizzle/<dialect>/ at the package root. */
 export function migrationsFolder(dialect: 'sqlite' | 'postgres'): string {
   return join(packageRoot(), 'drizzle', dialect);
+}
+
+/**
+ * Creates the database's folder. A file where a folder of the path should be is said as such
+ * (mkdir only says EEXIST or ENOTDIR).
+ */
+function makeFolder(folder: string): void {
+  for (let dir = folder; dirname(dir) !== dir; dir = dirname(dir)) {
+    let stat: ReturnType<typeof statSync>;
+    try {
+      stat = statSync(dir, { throwIfNoEntry: false });
+    } catch {
+      continue; // ENOTDIR: a file further up, found next
+    }
+    if (stat?.isDirectory()) break;
+    if (stat) {
+      throw new Error(
+        `${dir} is a file, not a folder: the database cannot go inside it; choose a path whose folders are folders (or move that file)`,
+      );
+    }
+  }
+  mkdirSync(folder, { recursive: true });
 }

@@ -24,6 +24,8 @@ export interface TerminalProgressOptions {
   level: LevelWithSilent;
   /** Would the logs be human-readable? JSON logs mean a machine reads them: no bars. @defaultValue stdout is a TTY */
   prettyLogs?: boolean;
+  /** Colours in the log lines (NO_COLOR turns them off). @defaultValue true */
+  color?: boolean;
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;
 }
@@ -99,7 +101,12 @@ export function createTerminalProgress(options: TerminalProgressOptions): Termin
 
   return {
     progress,
-    log: createLogger({ level: options.level, pretty: true, destination: logLines }),
+    log: createLogger({
+      level: options.level,
+      pretty: true,
+      color: options.color ?? true,
+      destination: logLines,
+    }),
     stop() {
       if (!multibar.isActive) return;
       multibar.update(); // flush buffered log lines before the bars go

@@ -44,9 +44,11 @@ describe('glacier-collector CLI', () => {
     expect(r.stderr).toContain('must start with "avax1"');
   });
 
-  it('config check prints the effective config with the key masked', async () => {
+  it('config check --print prints the effective config with the key masked', async () => {
     const { path } = configFile(demoFileConfig());
-    const r = await runCli(['config', 'check', '-c', path], { GLACIER_API_KEY: 'sk-very-secret-key' });
+    const r = await runCli(['config', 'check', '--print', '-c', path], {
+      GLACIER_API_KEY: 'sk-very-secret-key',
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain('sk-very-secret-key');
     expect(JSON.parse(r.stdout).jobs.transactions.pageSize).toBe(100);

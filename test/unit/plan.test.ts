@@ -116,4 +116,34 @@ describe('plan', () => {
       '2020-09-21T00:00:00.000Z',
     );
   });
+
+  it('compares with the effective budget by default: the tier, or the explicit numbers', () => {
+    const jobs = { supply: { schedule: '* * * * * *' } }; // 86,400 CU/day, 60 per minute
+    const keyless = buildPlan(allJobs, config(jobs));
+    expect(keyless.budget).toEqual({
+      tier: 'none',
+      perDay: 1_200_000,
+      perMinute: 6_000,
+      source: 'tier none: no API key',
+    });
+    expect(keyless.warnings).toEqual([]);
+    const explicit = buildPlan(
+      allJobs,
+      loadConfig({
+        env: {},
+        cwd: '/nonexistent',
+        file: { jobs, budget: { tier: 'Pro', computeUnitsPerDay: 50_000 } },
+      }),
+    );
+    expect(explicit.budget).toEqual({
+      tier: 'Pro',
+      perDay: 50_000,
+      perMinute: 20_000,
+      source: 'budget.computeUnitsPerDay, else tier Pro',
+    });
+    expect(explicit.warnings).toEqual([
+      "steady state needs 86,400 CU/day, over the budget's 50,000 (budget.computeUnitsPerDay, else tier Pro)",
+    ]);
+    expect(buildPlan(allJobs, config(jobs), 'Growth').budget.source).toBe('--tier Growth');
+  });
 });

@@ -52,10 +52,10 @@ describe('terminal progress', () => {
     expect(screen).toContain('rewards batch 1/2 [');
     expect(screen).toContain('7/20 pages');
     // The log line starts on a cleared line (the bar's, redrawn below it) and is written in one
-    // piece: nothing but its own colours inside it.
+    // piece: nothing but its own colours inside it, its fields on the same line.
     expect(screen).toMatch(
       new RegExp(
-        `${esc}\\[1G${esc}\\[2K\\[\\d\\d:\\d\\d:\\d\\d\\] (${sgr})?INFO(${sgr})?: (${sgr})?a line logged while the bar is on screen(${sgr})?\n`,
+        `${esc}\\[1G${esc}\\[2K\\[\\d\\d:\\d\\d:\\d\\d\\] (${sgr})?INFO(${sgr})?: (${sgr})?a line logged while the bar is on screen(${sgr})? (${sgr})?\\{"batch":1\\}(${sgr})?\n`,
       ),
     );
     expect(screen.indexOf('a line logged')).toBeLessThan(screen.lastIndexOf('7/20 pages'));

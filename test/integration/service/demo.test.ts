@@ -1,7 +1,9 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jobs as allJobs } from '../../../jobs/index.js';
 import { runDemo } from '../../../src/commands/demo.js';
+import { runCli } from '../../support/cli.js';
 import { freePort } from '../../support/redis-server.js';
 import { queryAt } from '../../support/store.js';
 import { tempDir } from '../../support/tmp.js';
@@ -42,9 +44,24 @@ describe('npm run demo', () => {
     abort.abort();
     await demo;
     const out = lines.join('\n');
+    // The banner first, what to try next last.
+    expect(lines[0]).toMatch(/^glacier-collector demo: the whole collector against a local simulator/);
+    expect(lines.at(-1)).toMatch(
+      /glacier-collector config init[\s\S]*glacier-collector status[\s\S]*docs\/cli\.md/,
+    );
     expect(out).toContain(`http://127.0.0.1:${port}/metrics`);
     expect(out).toContain(databasePath);
     expect(out).toContain('Transactions per chain');
+    // Query results as text tables: named columns, no console.table index column.
+    expect(out).toMatch(/^ {2}job\s+status\s+runs\s+rows\s+cu$/m);
+    expect(out).not.toContain('(index)');
+    // Its own Redis keys are gone.
+    const redis = new Redis('redis://127.0.0.1:6379');
+    try {
+      expect(await redis.keys('glacier-demo:*')).toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
     const jobs = await queryAt<{ job: string }>(
       databasePath,
       "SELECT DISTINCT job FROM job_runs WHERE status = 'succeeded'",
@@ -67,7 +84,29 @@ describe('npm run demo', () => {
       env: { REDIS_URL: `redis://127.0.0.1:${port}`, LOG_LEVEL: 'warn' },
       print: (l) => lines.push(l),
     });
-    expect(lines[0]).toMatch(/^No Redis answers at redis:\/\/127\.0\.0\.1:\d+/);
+    expect(lines[0]).toMatch(/^glacier-collector demo: /);
+    expect(lines[1]).toMatch(/^No Redis answers at redis:\/\/127\.0\.0\.1:\d+/);
     expect(lines.join('\n')).toContain('Job runs');
+    expect(lines.join('\n')).not.toContain('(index)');
+    expect(lines.at(-1)).toContain('glacier-collector config init');
+    // The export files went beside the database, not to ./data/demo-exports.
+    const files = await queryAt<{ path: string }>(join(dir, 'demo.db'), 'SELECT path FROM export_files');
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(resolve(f.path).startsWith(join(dir, 'demo-exports'))).toBe(true);
+  });
+
+  it('as a command: the banner is the first line, before any log, and the next steps end it', async () => {
+    const { dir, cleanup } = tempDir('glacier-demo-');
+    cleanups.push(cleanup);
+    const port = await freePort();
+    const r = await runCli(['demo', '--duration', '2', '--database', join(dir, 'demo.db')], {
+      METRICS_PORT: String(port),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^glacier-collector demo: the whole collector against a local simulator/);
+    expect(lines.at(-1)).toBe(
+      'Every command and setting: docs/cli.md and docs/configuration.md (glacier-collector --help).',
+    );
   });
 });

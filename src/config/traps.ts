@@ -1,0 +1,111 @@
+/**
+ * The config file's classic traps, turned into messages that lead to the fix:
+ * - YAML reads an unquoted `0x…` address or `43114` chain id as a number (an address becomes
+ *   `6.4956264143494794e+47`): say to quote it and show it as written in the file (the YAML node's
+ *   source), then validate the rest with the text in its place, so every other problem is reported
+ *   in the same pass;
+ * - an unknown key names the closest valid key of its section.
+ */
+import type { Document } from 'yaml';
+import type { z } from 'zod';
+import { closest } from '../runtime/closest.js';
+import { formatPath, valueAt } from './errors.js';
+
+type AnySchema = z.core.$ZodType;
+type Path = readonly PropertyKey[];
+
+function def(schema: AnySchema): z.core.$ZodTypeDef & Record<string, unknown> {
+  return schema._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
+}
+
+/** The schemas a path can lead to (a union can lead to several), wrappers unwrapped. */
+function schemasAt(schema: AnySchema, path: Path): AnySchema[] {
+  const d = def(schema);
+  switch (d.type) {
+    case 'default':
+    case 'optional':
+    case 'nullable':
+    case 'prefault':
+    case 'readonly':
+    case 'nonoptional':
+      return schemasAt(d.innerType as AnySchema, path);
+    case 'pipe':
+      return schemasAt(d.in as AnySchema, path);
+    case 'union':
+      return (d.options as AnySchema[]).flatMap((o) => schemasAt(o, path));
+    default:
+      break;
+  }
+  if (path.length === 0) return [schema];
+  const [head, ...rest] = path;
+  if (d.type === 'array' && typeof head === 'number') return schemasAt(d.element as AnySchema, rest);
+  if (d.type === 'object') {
+    const next = (d.shape as Record<string, AnySchema>)[String(head)];
+    return next ? schemasAt(next, rest) : [];
+  }
+  return [];
+}
+
+/** The keys the section at `path` accepts (of every shape a union there allows). */
+export function keysAt(schema: AnySchema, path: Path): string[] {
+  const keys = new Set<string>();
+  for (const s of schemasAt(schema, path)) {
+    const d = def(s);
+    if (d.type === 'object') for (const k of Object.keys(d.shape as object)) keys.add(k);
+  }
+  return [...keys];
+}
+
+/** "unknown key; did you mean `schedule`?" or, with nothing close, the keys allowed there. */
+export function unknownKeyProblem(schema: AnySchema, path: Path, key: string): string {
+  const valid = keysAt(schema, path);
+  const near = closest(key, valid);
+  const where = formatPath([...path, key]);
+  if (near) return `${where}: unknown key; did you mean \`${near}\`?`;
+  return valid.length > 0
+    ? `${where}: unknown key; valid here: ${valid.map((k) => `\`${k}\``).join(', ')}`
+    : `${where}: unknown key`;
+}
+
+export interface NumberForText {
+  path: PropertyKey[];
+  /** The value as the file wrote it (the YAML source), else as JSON would. */
+  written: string;
+  problem: string;
+}
+
+/**
+ * Issues of a number where text is expected, each with the value as written in the file. The
+ * caller puts `written` (a string) in its place and validates again, so the rest is checked too.
+ */
+export function numbersForText(
+  issues: readonly z.core.$ZodIssue[],
+  input: unknown,
+  doc: Document | undefined,
+): NumberForText[] {
+  const found: NumberForText[] = [];
+  for (const issue of issues) {
+    if (issue.code !== 'invalid_type' || issue.expected !== 'string') continue;
+    const value = valueAt(input, issue.path);
+    if (typeof value !== 'number') continue;
+    const node = doc?.getIn(issue.path, true) as { source?: unknown } | undefined;
+    const source = typeof node?.source === 'string' ? node.source : undefined;
+    const written = source ?? String(value);
+    const key = formatPath(issue.path);
+    const read = source !== undefined && source !== String(value) ? `the number ${value}` : 'a number';
+    found.push({
+      path: [...issue.path],
+      written,
+      problem: doc
+        ? `${key} = ${written}: unquoted, YAML reads it as ${read}; quote it so it stays text: "${written}"`
+        : `${key} = ${written}: a number where text is expected; write it in quotes: "${written}"`,
+    });
+  }
+  return found;
+}
+
+export function setAt(input: unknown, path: Path, value: unknown): void {
+  let current = input as Record<PropertyKey, unknown>;
+  for (const part of path.slice(0, -1)) current = current[part] as Record<PropertyKey, unknown>;
+  current[path[path.length - 1]!] = value;
+}

@@ -1,0 +1,135 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { demoAddress, demoCb58 } from '../../src/commands/demo-config.js';
+import { runCli } from '../support/cli.js';
+import { onPostgres } from '../support/store.js';
+import { tempDir } from '../support/tmp.js';
+
+/**
+ * The first hour's messages: each one names what is wrong and leads to the fix. Nothing here
+ * depends on the store (DATABASE_PATH is SQLite's): the postgres project skips the file.
+ */
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+function dirOfTest(): string {
+  const { dir, cleanup } = tempDir('glacier-messages-');
+  cleanups.push(cleanup);
+  return dir;
+}
+
+function file(name: string, text: string): string {
+  const path = join(dirOfTest(), name);
+  writeFileSync(path, text);
+  return path;
+}
+
+const treasury = '0x71C7656EC7ab88b098defB751B7401B5f6d8976F';
+
+describe.skipIf(onPostgres)('config check messages', () => {
+  it('says to quote an unquoted 0x address or chain id, shown as written, beside every other problem', async () => {
+    const path = file(
+      'glacier-collector.yaml',
+      [
+        'jobs:',
+        '  supply:',
+        '    shedule: "* * * * *"',
+        '  rewards:',
+        '    schedule: "0 * * * *"',
+        `    addresses: [${demoAddress('x').slice(0, -1)}q]`,
+        '  exports:',
+        '    schedule: "0 2 * * *"',
+        '    definitions:',
+        '      - name: treasury',
+        '        type: TRANSACTION_EXPORT_EVM',
+        `        addresses: [${treasury}, 0x12]`,
+        '        includeChains: [43114]',
+        '',
+      ].join('\n'),
+    );
+    const r = await runCli(['config', 'check', '-c', path]);
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    const at = (key: string) => lines.filter((l) => l.startsWith(`  - ${key}`));
+    expect(at('jobs.exports.definitions[0].addresses[0]')).toEqual([
+      `  - jobs.exports.definitions[0].addresses[0] = ${treasury}: unquoted, YAML reads it as the number 6.4956264143494794e+47; quote it so it stays text: "${treasury}"`,
+    ]);
+    expect(at('jobs.exports.definitions[0].includeChains[0]')).toEqual([
+      '  - jobs.exports.definitions[0].includeChains[0] = 43114: unquoted, YAML reads it as a number; quote it so it stays text: "43114"',
+    ]);
+    // In the same pass: the checks behind the numbers ran on the text as written.
+    expect(at('jobs.exports.definitions[0].addresses[1]').join('\n')).toContain('40 hex digits');
+    expect(at('jobs.rewards.addresses[0]').join('\n')).toContain('checksum');
+    expect(at('jobs.supply.shedule')).toEqual([
+      '  - jobs.supply.shedule: unknown key; did you mean `schedule`?',
+    ]);
+    expect(at('jobs.supply.schedule')).toEqual(['  - jobs.supply.schedule: missing (required)']);
+    expect(r.stderr).not.toContain('expected string, received');
+    expect(r.stderr).not.toContain('e+47"');
+  });
+
+  it('names the closest key of the section, inside lists too, and the valid keys when none is close', async () => {
+    const path = file(
+      'glacier.json',
+      JSON.stringify({
+        jobs: {
+          transactions: { schedule: '* * * * *', pagesize: 10 },
+          signatures: { schedule: '* * * * *', txHashes: [demoCb58('t')], netwrok: 'fuji' },
+          usageMetrics: { schedule: '0 * * * *', sources: [{ source: 'dataApi', lokback: '2d' }] },
+        },
+        budget: { colour: 'blue' },
+      }),
+    );
+    const r = await runCli(['config', 'check', '-c', path]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('jobs.transactions.pagesize: unknown key; did you mean `pageSize`?');
+    expect(r.stderr).toContain('jobs.signatures.netwrok: unknown key; did you mean `network`?');
+    expect(r.stderr).toContain('jobs.usageMetrics.sources[0].lokback: unknown key; did you mean `lookback`?');
+    expect(r.stderr).toContain(
+      'budget.colour: unknown key; valid here: `tier`, `computeUnitsPerMinute`, `computeUnitsPerDay`',
+    );
+  });
+});
+
+describe.skipIf(onPostgres)('run <job> messages', () => {
+  it('an unknown job is one line naming the closest job, without the help', async () => {
+    const r = await runCli(['run', 'usgae-metrics']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'error: unknown job "usgae-metrics" (did you mean `usage-metrics`?); jobs: supply, transactions, rewards, usage-metrics, signatures, exports',
+    ]);
+    const far = await runCli(['run', 'everything']);
+    expect(far.stderr.trim().split('\n')).toHaveLength(1);
+    expect(far.stderr).not.toContain('did you mean');
+  });
+
+  it("accepts the config key's spelling of a job (usageMetrics runs usage-metrics)", async () => {
+    const path = file('glacier.json', JSON.stringify({ jobs: {} }));
+    const r = await runCli(['run', 'usageMetrics', '-c', path]);
+    // Known under that name: what stops it is the missing section, named by its key.
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      'jobs.usageMetrics: not configured; add it to the config file to run "usage-metrics"',
+    );
+  });
+});
+
+describe.skipIf(onPostgres)('database path messages', () => {
+  it('a DATABASE_PATH under a file says that file is not a folder', async () => {
+    const dir = dirOfTest();
+    const notAFolder = join(dir, 'data');
+    writeFileSync(notAFolder, 'a file, not a folder');
+    for (const path of [join(notAFolder, 'glacier.db'), join(notAFolder, 'deeper', 'glacier.db')]) {
+      const r = await runCli(['migrate'], { DATABASE_PATH: path });
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim()).toBe(
+        `DATABASE_PATH = "${path}": cannot open the database: ${notAFolder} is a file, not a folder: the database cannot go inside it; choose a path whose folders are folders (or move that file)`,
+      );
+    }
+  });
+});

@@ -1,0 +1,145 @@
+import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { storeLocation } from '../../../src/config/index.js';
+import type { Status } from '../../../src/report/status.js';
+import { finishJobRun, openStore, startJobRun } from '../../../src/store/index.js';
+import { type CliProcess, runCli, spawnCli } from '../../support/cli.js';
+import { freePort } from '../../support/redis-server.js';
+import { type ServiceHarness, serviceHarness } from '../../support/service.js';
+
+/** `status` tells the truth about the service: its heartbeats, the queue, overdue jobs. */
+
+let h: ServiceHarness | undefined;
+const procs: CliProcess[] = [];
+afterEach(async () => {
+  for (const p of procs.splice(0)) {
+    if (p.child.exitCode === null) {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
+  }
+  await h?.close();
+  h = undefined;
+});
+
+const DAY_MS = 86_400_000;
+
+/** A collector whose supply job (daily at midnight UTC) last ran two days ago. */
+async function setUp() {
+  h = await serviceHarness();
+  const configPath = join(h.dir, 'glacier-collector.json');
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      jobs: { supply: { schedule: '0 0 * * *' }, transactions: { schedule: '0 0 1 1 *' } },
+      service: { queuePrefix: h.prefix, shutdownGrace: '5s' },
+    }),
+  );
+  const store = await openStore(storeLocation(h.location));
+  const startedAt = new Date(Date.now() - 2 * DAY_MS).toISOString();
+  try {
+    const id = await startJobRun(store, 'supply', 'all', startedAt);
+    await finishJobRun(store, id, {
+      status: 'succeeded',
+      finishedAt: startedAt,
+      rowsWritten: 1,
+      requests: 1,
+      computeUnits: 1,
+    });
+  } finally {
+    await store.close();
+  }
+  const env = { GLACIER_BASE_URL: h.sim.url, ...h.dbEnv, METRICS_HOST: '127.0.0.1' };
+  return { configPath, env, startedAt };
+}
+
+async function status(configPath: string, env: Record<string, string>) {
+  const json = await runCli(['status', '--json', '-c', configPath], env);
+  expect(json.code, json.stderr).toBe(0);
+  const text = await runCli(['status', '-c', configPath], env);
+  expect(text.code, text.stderr).toBe(0);
+  return { json: JSON.parse(json.stdout) as Status, text: text.stdout };
+}
+
+describe('status and the service', () => {
+  it('lists the running processes and the queue, then says since when no service runs; marks overdue jobs', async () => {
+    const { configPath, env, startedAt } = await setUp();
+    const port = await freePort();
+    const proc = spawnCli(['start', '-c', configPath], { ...env, METRICS_PORT: String(port) });
+    procs.push(proc);
+    await proc.waitForOutput(/glacier-collector started/);
+
+    const running = await status(configPath, env);
+    expect(running.json.service).toMatchObject({ reachable: true, error: null, prefix: h!.prefix });
+    expect(running.json.service!.processes).toEqual([
+      expect.objectContaining({ role: 'all', host: hostname(), pid: proc.child.pid }),
+    ]);
+    expect(running.json.service!.queue).toEqual({
+      waiting: expect.any(Number),
+      active: expect.any(Number),
+      delayed: expect.any(Number),
+      failed: expect.any(Number),
+    });
+    // Under the queue prefix, with a TTL: a process that dies without a word drops out by itself.
+    const redis = new Redis('redis://127.0.0.1:6379');
+    try {
+      const key = `${h!.prefix}:heartbeat:${hostname()}:${proc.child.pid}`;
+      const ttl = await redis.pttl(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(30_000);
+    } finally {
+      redis.disconnect();
+    }
+    expect(running.text).toContain('service: 1 process running');
+    expect(running.text).toMatch(new RegExp(`^  all\\s+${hostname()}:${proc.child.pid}  started `, 'm'));
+    expect(running.text).toMatch(/^queue: waiting \d+, active \d+, delayed \d+, failed \d+$/m);
+
+    // The supply job's next midnight after its last run passed long ago: overdue, whatever runs.
+    const supply = running.json.jobs.find((j) => j.job === 'supply')!;
+    const due = new Date(Date.parse(startedAt) + DAY_MS);
+    due.setUTCHours(0, 0, 0, 0);
+    expect(supply.overdueSince).toBe(due.toISOString());
+    expect(running.json.jobs.find((j) => j.job === 'transactions')!.overdueSince).toBeNull();
+    expect(running.text).toMatch(/^supply\s.*OVERDUE since \S+ \S+Z \(\d+[hd] ago\)$/m);
+    expect(running.text).toContain('overdue: supply');
+
+    proc.child.kill('SIGTERM');
+    expect(await proc.exited).toBe(0);
+    const stopped = await status(configPath, env);
+    expect(stopped.json.service!.processes).toEqual([]);
+    expect(stopped.json.service!.lastSeenAt).not.toBeNull();
+    expect(stopped.text).toMatch(/^service: NOT RUNNING: no service seen since \S+ \S+Z \(\d+s ago\)/m);
+  });
+
+  it('says Redis does not answer, and still reports from the database', async () => {
+    const { configPath, env } = await setUp();
+    const nobody = await freePort();
+    const r = await status(configPath, { ...env, REDIS_URL: `redis://:hunter2@127.0.0.1:${nobody}` });
+    expect(r.json.service).toMatchObject({ reachable: false, processes: [], queue: null });
+    expect(r.json.service!.error).toContain('ECONNREFUSED');
+    expect(r.text).toContain(
+      `service: unknown: Redis at redis://:***@127.0.0.1:${nobody} (REDIS_URL) does not answer`,
+    );
+    expect(r.text).not.toContain('hunter2');
+    expect(r.text).toMatch(/^supply\s/m);
+  });
+
+  it('a second start on the same port says another collector holds METRICS_HOST:METRICS_PORT and how to choose another', async () => {
+    const { configPath, env } = await setUp();
+    const port = await freePort();
+    const first = spawnCli(['start', '-c', configPath], { ...env, METRICS_PORT: String(port) });
+    procs.push(first);
+    await first.waitForOutput(/glacier-collector started/);
+    const second = await runCli(['start', '-c', configPath], { ...env, METRICS_PORT: String(port) });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(
+      `METRICS_HOST:METRICS_PORT = 127.0.0.1:${port} is taken: another collector (or another program) already listens there.`,
+    );
+    expect(second.stderr).toContain(`METRICS_PORT=${port + 1} glacier-collector start`);
+    // The first one was left alone.
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  });
+});
