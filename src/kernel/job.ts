@@ -22,6 +22,11 @@ export interface JobContext {
    * the run's `rows_written` is the sum, so a run that fails half-way still says what it committed.
    */
   countRows(n: number): void;
+  /**
+   * Counts rows a committed transaction deleted from `table` (the maintenance job's pruning): they
+   * add to the run's `rows_written` and to the `glacier_rows_pruned_total` counter of that table.
+   */
+  countRemoved(table: string, n: number): void;
   /** Progress of long work (a backfill, a download), for a terminal; a no-op elsewhere. */
   progress: ProgressSink;
 }
@@ -131,8 +136,8 @@ export interface JobSpec<K extends keyof JobsConfig, P> {
   name: string;
   configKey: K;
   handler: JobHandler<P>;
-  /** The handler's payload from its config section and the job data. */
-  payload: (section: Section<K>, args: JobArgs) => P;
+  /** The handler's payload from its config section and the job data (and the whole config, rarely needed). */
+  payload: (section: Section<K>, args: JobArgs, config: Config) => P;
   /** Omit for a job only the queue starts. */
   cost?: (section: Section<K>) => RunCost;
   /** For a job with continuations: how long `run <job>` waits for them (e.g. exports' `maxWait`), and
@@ -158,7 +163,7 @@ export function defineJob<K extends keyof JobsConfig, P>(spec: JobSpec<K, P>): J
     prepare(config, args = {}) {
       const section = sectionOf(config);
       if (!section) return undefined;
-      const payload = spec.payload(section, args);
+      const payload = spec.payload(section, args, config);
       return {
         name: spec.name,
         run: (ctx) => spec.handler(payload, ctx),

@@ -5,6 +5,7 @@ export * from './exports.js';
 export { appliedMigrations, checkWritable, shippedMigrations } from './health.js';
 export * from './job-runs.js';
 export { type OpenStoreOptions, openStore } from './open.js';
+export * from './prune.js';
 export * from './rewards.js';
 export * as tables from './schema.js';
 export * from './signatures.js';

@@ -102,7 +102,7 @@ describe('status', () => {
     expect(status.database.tables.find((t) => t.table === 'rewards')!.rows).toBeGreaterThan(0);
 
     const byJob = new Map(status.jobs.map((j) => [j.job, j]));
-    expect([...byJob.keys()]).toEqual(['supply', 'rewards', 'usage-metrics', 'signatures']);
+    expect([...byJob.keys()]).toEqual(['supply', 'rewards', 'usage-metrics', 'signatures', 'maintenance']);
     expect(byJob.get('supply')!.lastRun).toMatchObject({
       status: 'succeeded',
       rowsWritten: 1,
