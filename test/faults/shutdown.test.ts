@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT_ABANDONED } from '../../src/commands/start.js';
-import { type CliProcess, spawnCli } from '../support/cli.js';
+import { type CliProcess, spawnCli, stopCli } from '../support/cli.js';
 import { type PrivatePostgres, startPrivatePostgres } from '../support/private-postgres.js';
 import { freePort, type PrivateRedis, startPrivateRedis } from '../support/redis-server.js';
 import { type ServiceHarness, serviceHarness } from '../support/service.js';
@@ -19,10 +19,7 @@ let redis: PrivateRedis | undefined;
 let pg: PrivatePostgres | undefined;
 let proc: CliProcess | undefined;
 afterEach(async () => {
-  if (proc && proc.child.exitCode === null) {
-    proc.child.kill('SIGKILL');
-    await proc.exited;
-  }
+  await stopCli(proc);
   proc = undefined;
   await h?.close();
   h = undefined;
