@@ -11,11 +11,12 @@ import {
 import { createSharedBudget, type SharedBudget } from '../queue/budget.js';
 import { QUEUE_NAME, type QueuedJobData, type Role } from '../queue/jobs.js';
 import { checkEvictionPolicy, connectRedis } from '../queue/redis.js';
+import { watchRedisEpoch } from '../queue/redis-epoch.js';
 import { createScheduler } from '../queue/scheduler.js';
 import { type CollectorWorker, createCollectorWorker } from '../queue/worker.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
-import { appliedMigrations, checkWritable, shippedMigrations } from '../store/index.js';
+import { appliedMigrations, checkWritable, shippedMigrations, sumComputeUnitsSince } from '../store/index.js';
 import type { AttemptEvent } from '../upstream/index.js';
 import { type App, createApp } from './app.js';
 import { createLifecycle, type ReleaseReport } from './lifecycle.js';
@@ -34,6 +35,8 @@ export interface ServiceOptions {
   onAttempt?: (e: AttemptEvent) => void;
   /** Waits of the shared budget (tests run it on a faster clock). @defaultValue real time */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** How often a Redis that lost its data is looked for (tests). @defaultValue 10 s */
+  redisCheckIntervalMs?: number;
 }
 
 export interface Service {
@@ -106,6 +109,18 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       },
     });
     metrics = createMetrics({ store: app.store, config, jobs: options.jobs, log, clock, role });
+    const epoch = watchRedisEpoch({
+      redis: conns.producer,
+      prefix,
+      log,
+      onEmptied: async () => {
+        if (!budget) return;
+        const today = new Date(clock.now()).toISOString().slice(0, 10);
+        await budget.restoreDay(await sumComputeUnitsSince(app.store, `${today}T00:00:00.000Z`));
+      },
+      ...(options.redisCheckIntervalMs !== undefined && { intervalMs: options.redisCheckIntervalMs }),
+    });
+    lifecycle.add('Redis epoch check', () => epoch.stop());
     const observed = metrics;
 
     const queue = new Queue<QueuedJobData>(QUEUE_NAME, { connection: conns.producer, prefix });
