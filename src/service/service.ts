@@ -16,7 +16,13 @@ import { createScheduler } from '../queue/scheduler.js';
 import { type CollectorWorker, createCollectorWorker } from '../queue/worker.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
-import { appliedMigrations, checkWritable, shippedMigrations, sumComputeUnitsSince } from '../store/index.js';
+import {
+  appliedMigrations,
+  checkWritable,
+  diskFullError,
+  shippedMigrations,
+  sumComputeUnitsSince,
+} from '../store/index.js';
 import type { AttemptEvent } from '../upstream/index.js';
 import { type App, createApp } from './app.js';
 import { createLifecycle, type ReleaseReport } from './lifecycle.js';
@@ -128,6 +134,13 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     lifecycle.add('queue', () => queue.close(), { timeoutMs: 5_000 });
 
     const expectedMigrations = shippedMigrations(app.store.dialect);
+    // A full disk fails runs, not the service: /readyz says so until a run succeeds again.
+    let diskFull: string | undefined;
+    const watchDisk = (summary: RunSummary) => {
+      const full = diskFullError(summary.error);
+      if (full) diskFull = full.message;
+      else if (summary.status === 'succeeded') diskFull = undefined;
+    };
     const readiness = async (): Promise<ReadyReport> => {
       const checks: ReadyReport['checks'] = {};
       const check = async (name: string, fn: () => Promise<void> | void) => {
@@ -148,6 +161,9 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         }
       });
       await check('redis', () => conns.ping());
+      await check('disk', () => {
+        if (diskFull) throw new Error(`the last write failed: ${diskFull}; ready again once a run succeeds`);
+      });
       return { ready: Object.values(checks).every((c) => c.ok), checks };
     };
 
@@ -173,6 +189,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         deps: app,
         log,
         onRun: (summary) => {
+          watchDisk(summary);
           observed.observeRun(summary);
           options.onRun?.(summary);
         },

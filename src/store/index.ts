@@ -1,5 +1,5 @@
 export * from './cursors.js';
-export { DatabaseOpenError, DatabaseWriteError } from './errors.js';
+export { DatabaseOpenError, DatabaseWriteError, diskFullError } from './errors.js';
 export * from './exported-transactions.js';
 export * from './exports.js';
 export { appliedMigrations, checkWritable, shippedMigrations } from './health.js';
