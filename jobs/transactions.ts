@@ -70,17 +70,20 @@ export const transactions: JobHandler<TransactionsPayload> = async (payload, ctx
 export const transactionsJob = defineJob({
   name: 'transactions',
   configKey: 'transactions',
+  table: 'transactions',
   handler: transactions,
   payload: (section, _args, config) => ({
     ...withoutSchedule(section),
     retention: config.retention.transactions === FOREVER ? undefined : config.retention.transactions,
   }),
-  cost: ({ networks, statuses, maxPages }) => {
+  cost: ({ networks, statuses, maxPages, pageSize }) => {
     const streams = networks.length * statuses.length;
     return {
       steady: { transactions: streams },
       worst: { transactions: streams * maxPages },
       note: `${streams} stream(s)`,
+      // A run up to date reads one page a stream: at most that many new rows.
+      rows: { steady: streams * pageSize, worst: streams * maxPages * pageSize },
     };
   },
 });

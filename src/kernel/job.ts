@@ -85,6 +85,8 @@ export interface RunCost {
   steady: Calls;
   worst: Calls;
   note?: string | undefined;
+  /** Rows one run adds to the job's `table` at most, steady and worst (for `plan`'s rows per day). */
+  rows?: { steady: number; worst: number } | undefined;
 }
 
 /** The config section of a job, with the keys every section has. */
@@ -124,6 +126,8 @@ export interface Job {
   readonly configKey: keyof JobsConfig;
   /** Fired by the scheduler on the section's `schedule`; false for follow-ups only the queue starts. */
   readonly scheduled: boolean;
+  /** The table its runs' `rows_written` grow (`status`'s growth per day, `plan`'s rows per day). */
+  readonly table: string | undefined;
   /** The section's schedule settings, when the job is configured. */
   schedule(config: Config): { schedule: string; enabled: boolean; runOnStart: boolean } | undefined;
   /** The job bound to a config and job data; undefined when its section is absent. */
@@ -145,6 +149,8 @@ export interface JobSpec<K extends keyof JobsConfig, P> {
   inProcess?: (section: Section<K>) => InProcessFollowUps;
   /** @defaultValue true */
   scheduled?: boolean;
+  /** The table its runs' `rows_written` grow, if one. */
+  table?: string;
 }
 
 /** Declares a job; the payload is typed against its own section, so no caller needs a cast. */
@@ -154,6 +160,7 @@ export function defineJob<K extends keyof JobsConfig, P>(spec: JobSpec<K, P>): J
     name: spec.name,
     configKey: spec.configKey,
     scheduled: spec.scheduled ?? true,
+    table: spec.table,
     schedule(config) {
       const section = sectionOf(config);
       if (!section) return undefined;

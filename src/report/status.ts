@@ -2,7 +2,6 @@ import { type Config, printableDatabaseLocation } from '../config/index.js';
 import type { JobList } from '../kernel/index.js';
 import { readCron } from '../queue/schedule.js';
 import {
-  countRowsPerTable,
   listLastSuccesses,
   listLatestJobRuns,
   listUnfinishedExports,
@@ -10,6 +9,7 @@ import {
   sumComputeUnitsSince,
 } from '../store/index.js';
 import { formatTable } from '../terminal/text-table.js';
+import { collectStorage, formatStorage, type TableStatus } from './storage.js';
 
 /**
  * `glacier-collector status`: what an operator checks first. Everything comes from the database
@@ -25,7 +25,10 @@ export interface Status {
     location: string;
     /** False before the first run: no SQLite file, or no collector tables in PostgreSQL yet. */
     exists: boolean;
-    tables: { table: string; rows: number }[];
+    /** Rows, bytes, oldest row kept and rows written per day of each table (storage.ts). */
+    tables: TableStatus[];
+    /** Rows the maintenance job removed per day over the last week. */
+    prunedPerDay: number;
   };
   jobs: JobStatus[];
   computeUnits: {
@@ -75,15 +78,15 @@ export async function collectStatus(
   now: Date,
 ): Promise<Status> {
   const day = now.toISOString().slice(0, 10);
-  const [latestRuns, lastSuccesses, spent, tables, unfinished] = store
+  const [latestRuns, lastSuccesses, spent, storage, unfinished] = store
     ? await Promise.all([
         listLatestJobRuns(store),
         listLastSuccesses(store),
         sumComputeUnitsSince(store, `${day}T00:00:00.000Z`),
-        countRowsPerTable(store),
+        collectStorage(allJobs, store, now),
         listUnfinishedExports(store),
       ])
-    : [[], [], 0, [], []];
+    : [[], [], 0, { tables: [], prunedPerDay: 0 }, []];
   const latest = new Map(latestRuns.map((r) => [r.job, r]));
   const successes = new Map(lastSuccesses.map((r) => [r.job, r.finishedAt]));
   const jobs: JobStatus[] = [];
@@ -118,7 +121,7 @@ export async function collectStatus(
       kind: config.database.kind,
       location: printableDatabaseLocation(config),
       exists: store !== undefined,
-      tables,
+      ...storage,
     },
     jobs,
     computeUnits: {
@@ -209,13 +212,7 @@ export function formatStatus(status: Status): string {
   if (!status.database.exists) out.push(`${database}: not created yet (no job has run)`);
   else {
     out.push(database);
-    out.push(
-      formatTable(
-        ['table', 'rows'],
-        status.database.tables.map((t) => [t.table, count(t.rows)]),
-        { right: [1] },
-      ),
-    );
+    out.push(formatStorage(status.database));
   }
   return `${out.join('\n')}\n`;
 }

@@ -18,6 +18,7 @@ export {
   type TransactionOptions,
 } from './sql.js';
 export { migrationsFolder, sqliteConnection } from './sqlite.js';
+export * from './storage.js';
 export * from './summaries.js';
 export * from './supply.js';
 export * from './tables.js';

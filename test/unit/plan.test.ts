@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { jobs as allJobs } from '../../jobs/index.js';
 import { batchIds, MAX_REWARDS_URL_LENGTH } from '../../jobs/rewards.js';
 import { demoAddress } from '../../src/commands/demo-config.js';
-import { buildPlan, runsPerDay } from '../../src/commands/plan.js';
+import { buildPlan, formatPlan, runsPerDay } from '../../src/commands/plan.js';
 import { loadConfig } from '../../src/config/index.js';
 import { readCron } from '../../src/queue/schedule.js';
 
@@ -74,6 +74,28 @@ describe('plan', () => {
     expect(byJob.rewards?.computeUnitsPerDay.steady).toBe(24 * 100);
     expect(plan.total.steady).toBe(1440 + 57_600 + 2_400);
     expect(plan.warnings).toEqual([]);
+  });
+
+  it('gives the rows per day each table can expect, job_runs a row a run', () => {
+    const plan = buildPlan(
+      allJobs,
+      config({
+        supply: { schedule: '*/5 * * * *' },
+        transactions: { schedule: '* * * * *', maxPages: 10, pageSize: 100 },
+        usageMetrics: {
+          schedule: '0 * * * *',
+          sources: [{ source: 'dataApi', timeInterval: 'hourly' }],
+        },
+      }),
+    );
+    expect(plan.tables).toEqual([
+      { table: 'supply_snapshots', steady: 288, worst: 288 },
+      { table: 'transactions', steady: 1440 * 100, worst: 1440 * 1000 },
+      { table: 'usage_metrics', steady: 24, worst: 24 },
+      // supply, transactions, usage-metrics and the maintenance job (daily by default).
+      { table: 'job_runs', steady: 288 + 1440 + 24 + 1, worst: 288 + 1440 + 24 + 1 },
+    ]);
+    expect(formatPlan(plan)).toMatch(/^transactions\s+144,000\s+1,440,000$/m);
   });
 
   it('warns when the schedules exceed the tier', () => {
