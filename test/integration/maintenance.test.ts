@@ -6,9 +6,12 @@ import { transactionsJob } from '../../jobs/transactions.js';
 import { usageMetricsJob } from '../../jobs/usage-metrics.js';
 import type { Config } from '../../src/config/index.js';
 import { type Job, type RunSummary, runJob } from '../../src/kernel/index.js';
+import { openStore, pruneTransactions, startJobRun, upsertTransactions } from '../../src/store/index.js';
 import { type Collector, configOf, evmExportPayload, startCollector } from '../support/collector.js';
 import { count, runExportsPass } from '../support/exports.js';
+import { onPostgres, testStore } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
+import { evmTransaction } from '../support/transactions.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -253,4 +256,77 @@ describe('maintenance job', () => {
     expect(summary.rowsRemoved).toEqual({ job_runs: 2 });
     await expectSummariesExact(c);
   });
+});
+
+describe('pruning and the other writers', () => {
+  const stores: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    while (stores.length) await stores.pop()!();
+  });
+
+  async function storeWithTransactions(n: number) {
+    const db = await testStore();
+    stores.push(db.cleanup);
+    for (let i = 0; i < n; i += 500) {
+      const page = Array.from({ length: Math.min(500, n - i) }, (_, j) => evmTransaction(i + j));
+      await db.store.transaction((tx) => upsertTransactions(tx, 'mainnet', page, '2025-06-15T00:00:00.000Z'));
+    }
+    return db;
+  }
+
+  it.skipIf(onPostgres)(
+    'SQLite: another connection (another process) commits between two batches',
+    async () => {
+      const { store, location } = await storeWithTransactions(3_000);
+      // A second connection, as another process would have: its writes wait for SQLite's write lock.
+      const other = await openStore(location, { migrate: false });
+      stores.push(() => other.close());
+      let committed = 0;
+      let pruning = true;
+      const writer = (async () => {
+        for (let i = 0; pruning; i++) {
+          await startJobRun(other, 'writer', `w${i}`, '2025-06-15T00:00:00.000Z');
+          committed++;
+          await new Promise<void>((r) => setImmediate(r));
+        }
+      })();
+      const seenAtBatch: number[] = [];
+      const removed = await pruneTransactions(store, 1_000 + 3_000, {
+        batchSize: 100,
+        onBatch: () => seenAtBatch.push(committed),
+      });
+      pruning = false;
+      await writer;
+      expect(removed).toBe(3_000);
+      // The writer's count moved while the batches went on: it committed between them.
+      expect(seenAtBatch.at(-1)!).toBeGreaterThan(seenAtBatch[0]!);
+    },
+  );
+
+  it.runIf(onPostgres)(
+    'PostgreSQL: a row another transaction holds is skipped, not waited for, and pruned by the next run',
+    async () => {
+      const { store } = await storeWithTransactions(1_000);
+      // Another writer's transaction holds one of the rows to prune (a page being upserted).
+      let release!: () => void;
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      let locked!: () => void;
+      const isLocked = new Promise<void>((r) => {
+        locked = r;
+      });
+      const holder = store.transaction(async (tx) => {
+        await tx.get("SELECT 1 FROM transactions WHERE tx_hash = '0x7' FOR UPDATE");
+        locked();
+        await held;
+      });
+      await isLocked;
+      const first = await pruneTransactions(store, 1_000 + 1_000, { batchSize: 100 });
+      expect(first).toBe(999);
+      release();
+      await holder;
+      expect(await pruneTransactions(store, 1_000 + 1_000, { batchSize: 100 })).toBe(1);
+    },
+  );
 });
