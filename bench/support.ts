@@ -191,6 +191,7 @@ export function walkFromMemory(store: Store, pages: Page<Transaction>[], pageSiz
     clock: systemClock,
     signal: new AbortController().signal,
     countRows: () => undefined,
+    countRemoved: () => undefined,
     progress: silentProgress,
   };
   const payload = {

@@ -98,6 +98,8 @@ export const exportsDefinition = defineJob({
 export const exportPollDefinition = defineJob({
   name: EXPORT_POLL_JOB,
   configKey: 'exports',
+  // Its loads write the exported rows (its rows_written also counts status reads and downloads).
+  table: 'exported_transactions',
   handler: exportPollJob,
   scheduled: false,
   payload: (section, args) => ({

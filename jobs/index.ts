@@ -1,5 +1,6 @@
 import type { Job } from '../src/kernel/index.js';
 import { exportPollDefinition, exportsDefinition } from './exports.js';
+import { maintenanceJob } from './maintenance.js';
 import { rewardsJob } from './rewards.js';
 import { signaturesJob } from './signatures.js';
 import { supplyJob } from './supply.js';
@@ -15,6 +16,7 @@ export const jobs: readonly Job[] = [
   signaturesJob,
   exportsDefinition,
   exportPollDefinition,
+  maintenanceJob,
 ];
 
 export const jobNames = jobs.map((j) => j.name);

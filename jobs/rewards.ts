@@ -66,6 +66,7 @@ export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
 export const rewardsJob = defineJob({
   name: 'rewards',
   configKey: 'rewards',
+  table: 'rewards',
   handler: rewards,
   payload: (section) => withoutSchedule(section),
   cost: (section) => {

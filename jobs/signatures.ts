@@ -39,6 +39,7 @@ export const signatures: JobHandler<SignaturesPayload> = async (payload, ctx) =>
 export const signaturesJob = defineJob({
   name: 'signatures',
   configKey: 'signatures',
+  table: 'signatures',
   handler: signatures,
   payload: (section) => withoutSchedule(section),
   cost: (section) => ({

@@ -14,7 +14,8 @@ export const supply: JobHandler<SupplyPayload> = async (_payload, ctx) => {
 export const supplyJob = defineJob({
   name: 'supply',
   configKey: 'supply',
+  table: 'supply_snapshots',
   handler: supply,
   payload: () => ({}),
-  cost: () => ({ steady: { supply: 1 }, worst: { supply: 1 } }),
+  cost: () => ({ steady: { supply: 1 }, worst: { supply: 1 }, rows: { steady: 1, worst: 1 } }),
 });

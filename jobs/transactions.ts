@@ -1,4 +1,4 @@
-import type { TransactionsJobConfig } from '../src/config/index.js';
+import { FOREVER, type TransactionsJobConfig } from '../src/config/index.js';
 import type { JobContext, JobHandler } from '../src/kernel/index.js';
 import { defineJob, withoutSchedule } from '../src/kernel/index.js';
 import { upsertTransactions } from '../src/store/index.js';
@@ -8,7 +8,10 @@ import { canonicalNetwork, type Network, type Transaction } from '../src/upstrea
 export type TransactionsPayload = Pick<
   TransactionsJobConfig,
   'networks' | 'statuses' | 'pageSize' | 'maxPages'
->;
+> & {
+  /** `retention.transactions` in ms: older rows are not written (the maintenance job would prune them). */
+  retention?: number | undefined;
+};
 
 const txId = (tx: Transaction) => `${tx.chainId}:${tx.txHash}`;
 
@@ -33,12 +36,21 @@ export function transactionStream(
     // Same-second neighbours of the mark may sit on either side of it, so only the mark itself or
     // an older second ends the walk; the whole page is written either way (upserts are idempotent).
     reached: (tx, mark) => tx.blockTimestamp < mark.ts || txId(tx) === mark.id,
-    write: (tx, items) => upsertTransactions(tx, network, items, now()),
+    // A page re-read on every run (a quiet chain's newest page) may hold rows past the retention:
+    // writing them would bring back what the maintenance job pruned, at every run.
+    write: (tx, items) => upsertTransactions(tx, network, retained(items, payload, ctx), now()),
     countRows: ctx.countRows,
     maxPages: payload.maxPages,
     backfill: false,
     now,
   };
+}
+
+/** The page's rows younger than the retention (all of them with `forever`). */
+function retained(items: Transaction[], payload: TransactionsPayload, ctx: JobContext): Transaction[] {
+  if (payload.retention === undefined) return items;
+  const oldest = (ctx.clock.now() - payload.retention) / 1000;
+  return items.filter((tx) => tx.blockTimestamp >= oldest);
 }
 
 /**
@@ -58,14 +70,20 @@ export const transactions: JobHandler<TransactionsPayload> = async (payload, ctx
 export const transactionsJob = defineJob({
   name: 'transactions',
   configKey: 'transactions',
+  table: 'transactions',
   handler: transactions,
-  payload: (section) => withoutSchedule(section),
-  cost: ({ networks, statuses, maxPages }) => {
+  payload: (section, _args, config) => ({
+    ...withoutSchedule(section),
+    retention: config.retention.transactions === FOREVER ? undefined : config.retention.transactions,
+  }),
+  cost: ({ networks, statuses, maxPages, pageSize }) => {
     const streams = networks.length * statuses.length;
     return {
       steady: { transactions: streams },
       worst: { transactions: streams * maxPages },
       note: `${streams} stream(s)`,
+      // A run up to date reads one page a stream: at most that many new rows.
+      rows: { steady: streams * pageSize, worst: streams * maxPages * pageSize },
     };
   },
 });

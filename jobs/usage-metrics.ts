@@ -119,13 +119,19 @@ export const usageMetrics: JobHandler<UsageMetricsPayload> = async (payload, ctx
 export const usageMetricsJob = defineJob({
   name: 'usage-metrics',
   configKey: 'usageMetrics',
+  table: 'usage_metrics',
   handler: usageMetrics,
   payload: (section) => withoutSchedule(section),
   cost: (section) => {
     const calls: Calls = {};
+    let series = 0;
     for (const source of section.sources) {
-      for (const series of seriesOf(source)) calls[series.endpoint] = (calls[series.endpoint] ?? 0) + 1;
+      for (const one of seriesOf(source)) {
+        calls[one.endpoint] = (calls[one.endpoint] ?? 0) + 1;
+        series++;
+      }
     }
-    return { steady: calls, worst: calls };
+    // A run on the interval's own rhythm brings one new bucket per series and group value.
+    return { steady: calls, worst: calls, rows: { steady: series, worst: series } };
   },
 });

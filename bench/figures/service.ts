@@ -30,6 +30,7 @@ const noop: Job = {
   name: 'noop',
   configKey: 'supply',
   scheduled: false,
+  table: undefined,
   schedule: () => undefined,
   prepare: () => ({ name: 'noop', run: async () => undefined, inProcess: undefined }),
   cost: () => undefined,

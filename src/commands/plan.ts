@@ -30,13 +30,24 @@ export interface JobPlan {
   requestsPerRun: { steady: number; worst: number };
   computeUnitsPerRun: { steady: number; worst: number };
   computeUnitsPerDay: { steady: number; worst: number };
+  /** Rows its runs add to its table per day at most (steady, worst), when it says. */
+  rowsPerDay?: TableRows | undefined;
   note?: string;
+}
+
+/** Rows per day a table can expect at most, steady state and worst case. */
+export interface TableRows {
+  table: string;
+  steady: number;
+  worst: number;
 }
 
 export interface Plan {
   jobs: JobPlan[];
   total: { steady: number; worst: number };
   budget: PlanBudget;
+  /** Per table, the rows per day of the jobs writing it, and `job_runs`' one per run. */
+  tables: TableRows[];
   warnings: string[];
   /** A first rewards backfill of the configured addresses and node ids, from a fresh UTC day. */
   rewardsBackfill?: RewardsBackfillPlan | undefined;
@@ -133,6 +144,7 @@ export function buildPlan(
         steady: Math.ceil(runs * s.computeUnits),
         worst: Math.ceil(runs * w.computeUnits),
       },
+      rowsPerDay: cost.rows && job.table ? rowsPerDay(job.table, runs, cost.rows) : undefined,
       note: cost.note,
     });
   }
@@ -167,7 +179,34 @@ export function buildPlan(
     nowMs: options.nowMs ?? Date.now(),
     tierName,
   });
-  return { jobs: plans, total, budget, warnings, rewardsBackfill };
+  return { jobs: plans, total, budget, tables: tableRows(plans), warnings, rewardsBackfill };
+}
+
+function rowsPerDay(table: string, runs: number, perRun: { steady: number; worst: number }): TableRows {
+  return { table, steady: Math.ceil(runs * perRun.steady), worst: Math.ceil(runs * perRun.worst) };
+}
+
+/** The jobs' rows per day summed per table, plus `job_runs` (a row a run). */
+function tableRows(plans: readonly JobPlan[]): TableRows[] {
+  const byTable = new Map<string, TableRows>();
+  const runs = Math.ceil(plans.reduce((n, p) => n + p.runsPerDay, 0));
+  for (const r of [
+    ...plans.flatMap((p) => p.rowsPerDay ?? []),
+    { table: 'job_runs', steady: runs, worst: runs },
+  ]) {
+    const t = byTable.get(r.table) ?? { table: r.table, steady: 0, worst: 0 };
+    byTable.set(r.table, { table: r.table, steady: t.steady + r.steady, worst: t.worst + r.worst });
+  }
+  return [...byTable.values()];
+}
+
+/** The rows per day table of `plan`, beside the compute units. */
+function formatTableRows(tables: readonly TableRows[]): string {
+  return formatTable(
+    ['table', 'rows/day (steady, at most)', 'rows/day (worst)'],
+    tables.map((t) => [t.table, t.steady.toLocaleString('en'), t.worst.toLocaleString('en')]),
+    { right: [1, 2] },
+  );
 }
 
 function round(n: number): number {
@@ -189,7 +228,7 @@ export function formatPlan(plan: Plan): string {
     ]),
     ['total', '', '', '', plan.total.steady.toLocaleString('en'), plan.total.worst.toLocaleString('en')],
   ];
-  const lines = [formatTable(header, rows, { right: [2, 3, 4, 5] })];
+  const lines = [formatTable(header, rows, { right: [2, 3, 4, 5] }), '', formatTableRows(plan.tables)];
   const b = plan.budget;
   const share = (n: number) => `${((100 * n) / b.perDay).toFixed(1)}%`;
   lines.push(

@@ -40,6 +40,7 @@ export interface Config {
   jobs: FileConfig['jobs'];
   client: FileConfig['client'];
   service: FileConfig['service'];
+  retention: FileConfig['retention'];
   /** Resolved: the tier and its limits, or the configured overrides. */
   budget: Budget;
 }
@@ -148,6 +149,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     jobs: file.jobs,
     client: file.client,
     service: file.service,
+    retention: file.retention,
     budget: resolveBudget(file.budget, apiKey),
   };
 }

@@ -13,13 +13,25 @@ import { defaultRetryPolicy } from '../upstream/retry.js';
 import { formatDuration, MAX_TIMER_MS, parseDuration } from './durations.js';
 import { formatPath } from './errors.js';
 import { addressProblem, nodeIdProblem, txHashProblem } from './identifiers.js';
+import { refuseRetentionBelowRereads, retentionSchema } from './retention.js';
 import { parseSize } from './sizes.js';
+
+export {
+  FOREVER,
+  RETAINED_TABLES,
+  type Retention,
+  type RetentionConfig,
+  retentionFloors,
+} from './retention.js';
 
 /**
  * The config file (YAML or JSON): what to collect and when. Every object is strict, so a misspelt
  * key is an error rather than a silently ignored setting. Defaults are documented next to each field
  * and in docs/configuration.md (a test keeps the two in step).
  */
+
+/** The maintenance job's default schedule: daily, at a quiet minute. */
+export const MAINTENANCE_SCHEDULE = '17 3 * * *';
 
 const cronSchedule = z.string().superRefine((expr, ctx) => {
   const result = cron.validateDetailed(expr);
@@ -406,6 +418,26 @@ export const exportsJobSchema = z
     });
   });
 
+/** The maintenance job: it prunes by `retention` and lets the database reuse the space (jobs/maintenance.ts). */
+export const maintenanceJobSchema = z.strictObject({
+  /** Cron expression, read in `service.timezone`. @defaultValue '17 3 * * *' (daily at 03:17) */
+  schedule: cronSchedule.default(MAINTENANCE_SCHEDULE),
+  /** @defaultValue true */
+  enabled: z.boolean().default(true),
+  /** @defaultValue false */
+  runOnStart: z.boolean().default(false),
+  /**
+   * Rows deleted per statement: each batch is its own short transaction, so other jobs commit
+   * between two batches. @defaultValue 1000 (100 to 100000)
+   */
+  batchSize: z
+    .number({ message: 'must be a whole number from 100 to 100000' })
+    .int({ message: 'must be a whole number from 100 to 100000' })
+    .min(100, { message: 'must be a whole number from 100 to 100000' })
+    .max(100_000, { message: 'must be a whole number from 100 to 100000' })
+    .default(1000),
+});
+
 const timezone = z.string().superRefine((tz, ctx) => {
   try {
     new Intl.DateTimeFormat('en', { timeZone: tz });
@@ -448,37 +480,43 @@ export const budgetSchema = z.strictObject({
   computeUnitsPerDay: z.number().int().min(1).optional(),
 });
 
-export const fileConfigSchema = z.strictObject({
-  jobs: z
-    .strictObject({
-      supply: supplyJobSchema.optional(),
-      transactions: transactionsJobSchema.optional(),
-      rewards: rewardsJobSchema.optional(),
-      usageMetrics: usageMetricsJobSchema.optional(),
-      signatures: signaturesJobSchema.optional(),
-      exports: exportsJobSchema.optional(),
-    })
-    .default({}),
-  client: z
-    .strictObject({
-      /** Per HTTP attempt. @defaultValue '30s' */
-      attemptTimeout: duration({ default: clientDefaults.attemptTimeoutMs, min: '1s', max: '10m' }),
-      /** Per call, retries and waits included. @defaultValue '2m' */
-      callTimeout: duration({ default: clientDefaults.callTimeoutMs, min: '1s', max: '1h' }),
-      /** @defaultValue 5 (the client's own default) */
-      maxAttempts: z.number().int().min(1).max(20).default(defaultRetryPolicy.maxAttempts),
-    })
-    .refine((client) => client.callTimeout >= client.attemptTimeout, {
-      path: ['callTimeout'],
-      message: 'must be at least client.attemptTimeout (a call is one attempt or more)',
-    })
-    .prefault({}),
-  service: serviceSchema.prefault({}),
-  budget: budgetSchema.prefault({}),
-});
+export const fileConfigSchema = z
+  .strictObject({
+    jobs: z
+      .strictObject({
+        supply: supplyJobSchema.optional(),
+        transactions: transactionsJobSchema.optional(),
+        rewards: rewardsJobSchema.optional(),
+        usageMetrics: usageMetricsJobSchema.optional(),
+        signatures: signaturesJobSchema.optional(),
+        exports: exportsJobSchema.optional(),
+        /** Present unless written otherwise: `enabled: false` turns it off. */
+        maintenance: maintenanceJobSchema.prefault({}),
+      })
+      .prefault({}),
+    client: z
+      .strictObject({
+        /** Per HTTP attempt. @defaultValue '30s' */
+        attemptTimeout: duration({ default: clientDefaults.attemptTimeoutMs, min: '1s', max: '10m' }),
+        /** Per call, retries and waits included. @defaultValue '2m' */
+        callTimeout: duration({ default: clientDefaults.callTimeoutMs, min: '1s', max: '1h' }),
+        /** @defaultValue 5 (the client's own default) */
+        maxAttempts: z.number().int().min(1).max(20).default(defaultRetryPolicy.maxAttempts),
+      })
+      .refine((client) => client.callTimeout >= client.attemptTimeout, {
+        path: ['callTimeout'],
+        message: 'must be at least client.attemptTimeout (a call is one attempt or more)',
+      })
+      .prefault({}),
+    service: serviceSchema.prefault({}),
+    budget: budgetSchema.prefault({}),
+    retention: retentionSchema.prefault({}),
+  })
+  .superRefine(refuseRetentionBelowRereads);
 
 export type FileConfig = z.output<typeof fileConfigSchema>;
 export type ServiceConfig = z.output<typeof serviceSchema>;
+export type MaintenanceJobConfig = z.output<typeof maintenanceJobSchema>;
 export type JobsConfig = FileConfig['jobs'];
 export type TransactionsJobConfig = z.output<typeof transactionsJobSchema>;
 export type RewardsJobConfig = z.output<typeof rewardsJobSchema>;

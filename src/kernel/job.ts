@@ -22,6 +22,11 @@ export interface JobContext {
    * the run's `rows_written` is the sum, so a run that fails half-way still says what it committed.
    */
   countRows(n: number): void;
+  /**
+   * Counts rows a committed transaction deleted from `table` (the maintenance job's pruning): they
+   * add to the run's `rows_written` and to the `glacier_rows_pruned_total` counter of that table.
+   */
+  countRemoved(table: string, n: number): void;
   /** Progress of long work (a backfill, a download), for a terminal; a no-op elsewhere. */
   progress: ProgressSink;
   /** What must never be stored or logged (the API key…): upstream text a handler stores goes through scrubSecrets. */
@@ -85,6 +90,8 @@ export interface RunCost {
   steady: Calls;
   worst: Calls;
   note?: string | undefined;
+  /** Rows one run adds to the job's `table` at most, steady and worst (for `plan`'s rows per day). */
+  rows?: { steady: number; worst: number } | undefined;
 }
 
 /** The config section of a job, with the keys every section has. */
@@ -124,6 +131,8 @@ export interface Job {
   readonly configKey: keyof JobsConfig;
   /** Fired by the scheduler on the section's `schedule`; false for follow-ups only the queue starts. */
   readonly scheduled: boolean;
+  /** The table its runs' `rows_written` grow (`status`'s growth per day, `plan`'s rows per day). */
+  readonly table: string | undefined;
   /** The section's schedule settings, when the job is configured. */
   schedule(config: Config): { schedule: string; enabled: boolean; runOnStart: boolean } | undefined;
   /** The job bound to a config and job data; undefined when its section is absent. */
@@ -136,8 +145,8 @@ export interface JobSpec<K extends keyof JobsConfig, P> {
   name: string;
   configKey: K;
   handler: JobHandler<P>;
-  /** The handler's payload from its config section and the job data. */
-  payload: (section: Section<K>, args: JobArgs) => P;
+  /** The handler's payload from its config section and the job data (and the whole config, rarely needed). */
+  payload: (section: Section<K>, args: JobArgs, config: Config) => P;
   /** Omit for a job only the queue starts. */
   cost?: (section: Section<K>) => RunCost;
   /** For a job with continuations: how long `run <job>` waits for them (e.g. exports' `maxWait`), and
@@ -145,6 +154,8 @@ export interface JobSpec<K extends keyof JobsConfig, P> {
   inProcess?: (section: Section<K>) => InProcessFollowUps;
   /** @defaultValue true */
   scheduled?: boolean;
+  /** The table its runs' `rows_written` grow, if one. */
+  table?: string;
 }
 
 /** Declares a job; the payload is typed against its own section, so no caller needs a cast. */
@@ -154,6 +165,7 @@ export function defineJob<K extends keyof JobsConfig, P>(spec: JobSpec<K, P>): J
     name: spec.name,
     configKey: spec.configKey,
     scheduled: spec.scheduled ?? true,
+    table: spec.table,
     schedule(config) {
       const section = sectionOf(config);
       if (!section) return undefined;
@@ -163,7 +175,7 @@ export function defineJob<K extends keyof JobsConfig, P>(spec: JobSpec<K, P>): J
     prepare(config, args = {}) {
       const section = sectionOf(config);
       if (!section) return undefined;
-      const payload = spec.payload(section, args);
+      const payload = spec.payload(section, args, config);
       return {
         name: spec.name,
         run: (ctx) => spec.handler(payload, ctx),

@@ -42,6 +42,8 @@ export interface RunSummary {
   runId: number | undefined;
   status: 'succeeded' | 'failed';
   rowsWritten: number;
+  /** Rows deleted per table (the maintenance job), included in `rowsWritten`. */
+  rowsRemoved: Record<string, number>;
   requests: number;
   computeUnits: number;
   durationMs: number;
@@ -123,6 +125,7 @@ export async function runHandler<P>(
   let log = deps.log.child({ job, scope });
   let runId: number | undefined;
   let rowsWritten = 0;
+  const rowsRemoved: Record<string, number> = {};
   let continuations: Continuation[] = [];
   let error: Error | undefined;
   try {
@@ -142,6 +145,10 @@ export async function runHandler<P>(
       signal,
       countRows: (n) => {
         rowsWritten += n;
+      },
+      countRemoved: (table, n) => {
+        rowsWritten += n;
+        rowsRemoved[table] = (rowsRemoved[table] ?? 0) + n;
       },
       progress: options.progress ?? silentProgress,
       secrets: deps.secrets ?? [],
@@ -179,6 +186,7 @@ export async function runHandler<P>(
     runId,
     status: error ? 'failed' : 'succeeded',
     rowsWritten,
+    rowsRemoved,
     requests: usage.requests,
     computeUnits: usage.computeUnits,
     durationMs: finished - started,
@@ -195,6 +203,7 @@ export async function runHandler<P>(
   const line = {
     status: summary.status,
     rowsWritten,
+    ...(Object.keys(rowsRemoved).length > 0 && { rowsRemoved }),
     requests: usage.requests,
     computeUnits: usage.computeUnits,
     durationMs: summary.durationMs,
@@ -213,6 +222,7 @@ function notConfigured(job: Job, scope: string): RunSummary {
     runId: undefined,
     status: 'failed',
     rowsWritten: 0,
+    rowsRemoved: {},
     requests: 0,
     computeUnits: 0,
     durationMs: 0,

@@ -4,6 +4,7 @@
  * first failure shows in `increase()` instead of appearing as a new series at 1.
  */
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { RETAINED_TABLES } from '../config/index.js';
 import type { RunSummary } from '../kernel/index.js';
 import { type AttemptEvent, endpointNames, endpoints } from '../upstream/index.js';
 
@@ -41,6 +42,12 @@ export function createOwnMetrics(registry: Registry, jobs: readonly string[]): O
     name: 'glacier_job_rows_written_total',
     help: 'Rows written (new or changed) by the job runs of this process.',
     labelNames: ['job_name'],
+    registers,
+  });
+  const pruned = new Counter({
+    name: 'glacier_rows_pruned_total',
+    help: 'Rows the maintenance runs of this process deleted by retention, per table.',
+    labelNames: ['table'],
     registers,
   });
   const skipped = new Counter({
@@ -86,6 +93,7 @@ export function createOwnMetrics(registry: Registry, jobs: readonly string[]): O
     rows.inc({ job_name: job }, 0);
     skipped.inc({ job_name: job }, 0);
   }
+  for (const table of Object.values(RETAINED_TABLES)) pruned.inc({ table }, 0);
   for (const endpoint of endpointNames) {
     retries.inc({ endpoint }, 0);
     rateLimited.inc({ endpoint }, 0);
@@ -97,6 +105,7 @@ export function createOwnMetrics(registry: Registry, jobs: readonly string[]): O
       runs.inc({ job_name: s.job, outcome: s.status });
       if (s.status === 'failed') failures.inc({ job_name: s.job, reason: s.failure?.reason ?? 'other' });
       rows.inc({ job_name: s.job }, s.rowsWritten);
+      for (const [table, n] of Object.entries(s.rowsRemoved)) pruned.inc({ table }, n);
     },
     observeAttempt(e) {
       const endpoint = e.endpoint;

@@ -21,6 +21,11 @@ export interface SharedBudget extends ComputeUnitBudget {
   snapshot(): Promise<BudgetSnapshot>;
   /** Milliseconds the budget is paused for after a 429 (0 when not paused). */
   pausedForMs(): Promise<number>;
+  /**
+   * Today's (UTC) spending as the database records it, for a Redis that lost it (flushed, or
+   * restarted without persistence): added to the day's window where Redis holds less.
+   */
+  restoreDay(spent: number): Promise<void>;
 }
 
 export interface BudgetSnapshot {
@@ -113,6 +118,11 @@ export function createSharedBudget(o: BudgetOptions): SharedBudget {
         .then((set) => (set ? undefined : o.redis.pexpire(pauseKey, ms, 'GT')))
         .catch((err: Error) => o.log.warn({ err: err.message }, 'could not share a 429 pause through Redis'));
       o.log.warn({ pauseMs: ms }, 'the API answered 429: every worker pauses');
+    },
+    async restoreDay(spent) {
+      const key = dayKey(o.clock.now());
+      const held = (await day.get(key))?.consumedPoints ?? 0;
+      if (spent > held) await day.penalty(key, spent - held);
     },
     async snapshot() {
       const now = o.clock.now();

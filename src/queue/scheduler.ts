@@ -13,6 +13,8 @@ export interface SchedulerOptions {
   now?: () => number;
   /** A slot that was not enqueued because the job's previous run is still waiting or running. */
   onSkippedSlot?: (job: string) => void;
+  /** How often the wall clock is compared with the monotonic one, and the step that counts. @defaultValue 1 s, 2 s */
+  clockStep?: { checkMs: number; toleranceMs: number };
 }
 
 export interface Scheduler {
@@ -28,6 +30,9 @@ export interface Scheduler {
  *   the new slot is not added at all: no overlap, no backlog behind a slow run. Such a slot is
  *   logged and counted as skipped.
  */
+/** Slots remembered per job: over two hours of a job every second, days of one every minute. */
+const FIRED_MEMORY = 8_192;
+
 export function createScheduler(o: SchedulerOptions): Scheduler {
   const tasks: ScheduledTask[] = [];
   const inFlight = new Set<Promise<void>>();
@@ -61,37 +66,110 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     inFlight.add(p);
   }
 
+  /**
+   * Per job, the slots fired lately (the latest FIRED_MEMORY): a clock stepped back never fires a
+   * slot again, and the slots a step forward skipped still fire if the clock comes back over them.
+   */
+  const fired = new Map<string, { set: Set<number>; order: number[] }>();
+  /** Missed slots per job, logged as one line per burst (a clock stepped forward misses many). */
+  const missed = new Map<string, { count: number; first: Date; last: Date }>();
+  let missedFlush: NodeJS.Immediate | undefined;
+
+  function onSlot(job: Job, slot: Date): void {
+    const seen = fired.get(job.name) ?? { set: new Set<number>(), order: [] };
+    fired.set(job.name, seen);
+    const t = slot.getTime();
+    if (seen.set.has(t)) {
+      o.log.debug({ job: job.name, slot: slot.toISOString() }, 'slot already fired (the clock went back)');
+      return;
+    }
+    seen.set.add(t);
+    seen.order.push(t);
+    if (seen.order.length > FIRED_MEMORY) seen.set.delete(seen.order.shift()!);
+    fire(job, slotJobId(job.name, slot), slot);
+  }
+
+  function onMissed(job: Job, slot: Date): void {
+    const m = missed.get(job.name);
+    if (m) {
+      m.count++;
+      m.last = slot;
+    } else missed.set(job.name, { count: 1, first: slot, last: slot });
+    missedFlush ??= setImmediate(() => {
+      missedFlush = undefined;
+      for (const [name, m] of missed) {
+        o.log.warn(
+          { job: name, slots: m.count, first: m.first.toISOString(), last: m.last.toISOString() },
+          'slots missed: the event loop was blocked or the clock stepped forward',
+        );
+      }
+      missed.clear();
+    });
+  }
+
+  function schedule(): void {
+    for (const job of o.jobs) {
+      const when = job.scheduled ? job.schedule(o.config) : undefined;
+      if (!when?.enabled) continue;
+      const task = cron.schedule(when.schedule, (ctx) => onSlot(job, ctx.date), {
+        timezone,
+        name: `glacier-${job.name}`,
+        suppressMissedWarning: true,
+      });
+      task.on('execution:missed', (ctx) => onMissed(job, ctx.date));
+      tasks.push(task);
+    }
+  }
+
+  async function unschedule(): Promise<void> {
+    for (const task of tasks.splice(0)) {
+      await task.stop();
+      await task.destroy();
+    }
+  }
+
+  // node-cron waits for its next slot on a timer: after the clock steps back it would wait for the
+  // wall clock to come back to that slot, skipping slots never fired (a step forward, then back).
+  // So a step is noticed (wall time against monotonic time), logged once, and the triggers are
+  // planned again from the new time; `fired` keeps a slot already fired from firing twice.
+  const watch = o.clockStep ?? { checkMs: 1_000, toleranceMs: 2_000 };
+  let clockTimer: NodeJS.Timeout | undefined;
+  let skew = Date.now() - performance.now();
+  let replanning: Promise<void> | undefined;
+  function checkClock(): void {
+    const now = Date.now() - performance.now();
+    const step = now - skew;
+    skew = now;
+    if (Math.abs(step) < watch.toleranceMs || replanning) return;
+    o.log.warn(
+      { stepMs: Math.round(step), now: new Date().toISOString() },
+      `the system clock stepped ${step > 0 ? 'forward' : 'back'} by ${Math.round(Math.abs(step) / 1000)} s: slots planned again from the new time (none fires twice)`,
+    );
+    replanning = unschedule()
+      .then(schedule)
+      .finally(() => {
+        replanning = undefined;
+      });
+  }
+
   return {
     start() {
       const now = new Date(o.now?.() ?? Date.now());
+      schedule();
       for (const job of o.jobs) {
         const when = job.scheduled ? job.schedule(o.config) : undefined;
         if (!when?.enabled) continue;
-        const task = cron.schedule(
-          when.schedule,
-          (ctx) => fire(job, slotJobId(job.name, ctx.date), ctx.date),
-          {
-            timezone,
-            name: `glacier-${job.name}`,
-            suppressMissedWarning: true,
-          },
-        );
-        task.on('execution:missed', (ctx) =>
-          o.log.warn(
-            { job: job.name, slot: ctx.date.toISOString() },
-            'slot missed: the event loop was blocked',
-          ),
-        );
-        tasks.push(task);
         if (when.runOnStart) fire(job, `${job.name}|start|${now.getTime()}`, now);
         o.log.info({ job: job.name, schedule: when.schedule, timezone }, 'scheduled');
       }
+      clockTimer = setInterval(checkClock, watch.checkMs);
+      clockTimer.unref();
     },
     async stop() {
-      for (const task of tasks.splice(0)) {
-        await task.stop();
-        await task.destroy();
-      }
+      clearInterval(clockTimer);
+      await replanning;
+      await unschedule();
+      if (missedFlush) clearImmediate(missedFlush);
       await Promise.allSettled([...inFlight]);
     },
   };

@@ -4,7 +4,6 @@ import type { JobList } from '../kernel/index.js';
 import type { ServiceProbe } from '../queue/probe.js';
 import { readCron } from '../queue/schedule.js';
 import {
-  countRowsPerTable,
   listLastSuccesses,
   listLatestJobRuns,
   listUnfinishedExports,
@@ -12,7 +11,9 @@ import {
   sumComputeUnitsSince,
 } from '../store/index.js';
 import { formatTable } from '../terminal/text-table.js';
+
 import { collectRewardsBackfill, type RewardsBackfill } from './backfill.js';
+import { collectStorage, formatStorage, type TableStatus } from './storage.js';
 
 /**
  * `glacier-collector status`: what an operator checks first. Everything comes from the database
@@ -28,8 +29,13 @@ export interface Status {
     location: string;
     /** False before the first run: no SQLite file, or no collector tables in PostgreSQL yet. */
     exists: boolean;
-    /** `internal`: the collector's bookkeeping (export_claims, *_summaries), listed apart. */
-    tables: { table: string; rows: number; internal: boolean }[];
+    /**
+     * Rows, bytes, oldest row kept and rows written per day of each table (storage.ts); `internal`:
+     * the collector's bookkeeping (export_claims, *_summaries), listed apart.
+     */
+    tables: (TableStatus & { internal: boolean })[];
+    /** Rows the maintenance job removed per day over the last week. */
+    prunedPerDay: number;
   };
   /** The service as Redis shows it (heartbeats, queue counts); null when not looked at. */
   service: ServiceProbe | null;
@@ -86,15 +92,15 @@ export async function collectStatus(
   options: { history?: string | undefined; service?: ServiceProbe | null } = {},
 ): Promise<Status> {
   const day = now.toISOString().slice(0, 10);
-  const [latestRuns, lastSuccesses, spent, tables, unfinished] = store
+  const [latestRuns, lastSuccesses, spent, storage, unfinished] = store
     ? await Promise.all([
         listLatestJobRuns(store),
         listLastSuccesses(store),
         sumComputeUnitsSince(store, `${day}T00:00:00.000Z`),
-        countRowsPerTable(store),
+        collectStorage(allJobs, store, now),
         listUnfinishedExports(store),
       ])
-    : [[], [], 0, [], []];
+    : [[], [], 0, { tables: [], prunedPerDay: 0 }, []];
   const latest = new Map(latestRuns.map((r) => [r.job, r]));
   const successes = new Map(lastSuccesses.map((r) => [r.job, r.finishedAt]));
   const jobs: JobStatus[] = [];
@@ -135,7 +141,8 @@ export async function collectStatus(
       kind: config.database.kind,
       location: printableDatabaseLocation(config),
       exists: store !== undefined,
-      tables: tables.map((t) => ({ ...t, internal: isInternalTable(t.table) })),
+      ...storage,
+      tables: storage.tables.map((t) => ({ ...t, internal: isInternalTable(t.table) })),
     },
     service: options.service ?? null,
     jobs,
@@ -271,7 +278,7 @@ export function formatStatus(status: Status): string {
   if (!status.database.exists) out.push(`${database}: not created yet (no job has run)`);
   else {
     out.push(database);
-    out.push(...formatTables(status.database.tables));
+    out.push(...formatTables(status.database));
   }
   return `${out.join('\n')}\n`;
 }
@@ -303,17 +310,21 @@ export function isInternalTable(name: string): boolean {
 }
 
 /** The rows per table: the data tables, then the internal ones under a heading of their own. */
-function formatTables(tables: Status['database']['tables']): string[] {
-  const table = (list: typeof tables) =>
-    formatTable(
-      ['table', 'rows'],
-      list.map((t) => [t.table, count(t.rows)]),
-      { right: [1] },
+function formatTables(database: Status['database']): string[] {
+  const data = database.tables.filter((t) => !t.internal);
+  const internal = database.tables.filter((t) => t.internal);
+  const out = [formatStorage({ tables: data, prunedPerDay: database.prunedPerDay })];
+  if (internal.length > 0) {
+    out.push(
+      '',
+      "internal tables (the collector's bookkeeping)",
+      formatTable(
+        ['table', 'rows'],
+        internal.map((t) => [t.table, count(t.rows)]),
+        { right: [1] },
+      ),
     );
-  const data = tables.filter((t) => !t.internal);
-  const internal = tables.filter((t) => t.internal);
-  const out = [table(data)];
-  if (internal.length > 0) out.push('', "internal tables (the collector's bookkeeping)", table(internal));
+  }
   return out;
 }
 

@@ -12,11 +12,18 @@ import { createSharedBudget, type SharedBudget } from '../queue/budget.js';
 import { startHeartbeat } from '../queue/heartbeat.js';
 import { QUEUE_NAME, type QueuedJobData, type Role } from '../queue/jobs.js';
 import { checkEvictionPolicy, connectRedis } from '../queue/redis.js';
+import { watchRedisEpoch } from '../queue/redis-epoch.js';
 import { createScheduler } from '../queue/scheduler.js';
 import { createCollectorWorker } from '../queue/worker.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { configuredLogger, createLogger, type Logger } from '../runtime/logger.js';
-import { appliedMigrations, checkWritable, shippedMigrations } from '../store/index.js';
+import {
+  appliedMigrations,
+  checkWritable,
+  diskFullError,
+  shippedMigrations,
+  sumComputeUnitsSince,
+} from '../store/index.js';
 import type { AttemptEvent } from '../upstream/index.js';
 import { type App, createApp } from './app.js';
 import { createLifecycle, type ReleaseReport } from './lifecycle.js';
@@ -35,6 +42,8 @@ export interface ServiceOptions {
   onAttempt?: (e: AttemptEvent) => void;
   /** Waits of the shared budget (tests run it on a faster clock). @defaultValue real time */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** How often a Redis that lost its data is looked for (tests). @defaultValue 10 s */
+  redisCheckIntervalMs?: number;
 }
 
 export interface Service {
@@ -110,6 +119,18 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       },
     });
     metrics = createMetrics({ store: app.store, config, jobs: options.jobs, log, clock, role });
+    const epoch = watchRedisEpoch({
+      redis: conns.producer,
+      prefix,
+      log,
+      onEmptied: async () => {
+        if (!budget) return;
+        const today = new Date(clock.now()).toISOString().slice(0, 10);
+        await budget.restoreDay(await sumComputeUnitsSince(app.store, `${today}T00:00:00.000Z`));
+      },
+      ...(options.redisCheckIntervalMs !== undefined && { intervalMs: options.redisCheckIntervalMs }),
+    });
+    lifecycle.add('Redis epoch check', () => epoch.stop());
     const observed = metrics;
 
     const queue = new Queue<QueuedJobData>(QUEUE_NAME, { connection: conns.producer, prefix });
@@ -117,6 +138,13 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     lifecycle.add('queue', () => queue.close(), { timeoutMs: 5_000 });
 
     const expectedMigrations = shippedMigrations(app.store.dialect);
+    // A full disk fails runs, not the service: /readyz says so until a run succeeds again.
+    let diskFull: string | undefined;
+    const watchDisk = (summary: RunSummary) => {
+      const full = diskFullError(summary.error);
+      if (full) diskFull = full.message;
+      else if (summary.status === 'succeeded') diskFull = undefined;
+    };
     const readiness = async (): Promise<ReadyReport> => {
       const checks: ReadyReport['checks'] = {};
       const check = async (name: string, fn: () => Promise<void> | void) => {
@@ -137,6 +165,9 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         }
       });
       await check('redis', () => conns.ping());
+      await check('disk', () => {
+        if (diskFull) throw new Error(`the last write failed: ${diskFull}; ready again once a run succeeds`);
+      });
       return { ready: Object.values(checks).every((c) => c.ok), checks };
     };
 
@@ -162,6 +193,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
           deps: app,
           log,
           onRun: (summary) => {
+            watchDisk(summary);
             observed.observeRun(summary);
             options.onRun?.(summary);
           },

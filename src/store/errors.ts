@@ -63,3 +63,11 @@ export function databaseProblem(cause: unknown): string {
       return code ? `${message} (${code})` : message;
   }
 }
+
+/** The DatabaseWriteError of a full disk in `err` or its causes (SQLite's SQLITE_FULL, PostgreSQL's 53100). */
+export function diskFullError(err: unknown): DatabaseWriteError | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof DatabaseWriteError && (e.code === 'SQLITE_FULL' || e.code === '53100')) return e;
+  }
+  return undefined;
+}

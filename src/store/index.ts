@@ -1,10 +1,11 @@
 export * from './cursors.js';
-export { DatabaseOpenError, DatabaseWriteError } from './errors.js';
+export { DatabaseOpenError, DatabaseWriteError, diskFullError } from './errors.js';
 export * from './exported-transactions.js';
 export * from './exports.js';
 export { appliedMigrations, checkWritable, hasTable, shippedMigrations } from './health.js';
 export * from './job-runs.js';
 export { type OpenStoreOptions, openStore } from './open.js';
+export * from './prune.js';
 export * from './rewards.js';
 export * as tables from './schema.js';
 export * from './signatures.js';
@@ -16,6 +17,7 @@ export type {
   TransactionOptions,
 } from './sql.js';
 export { migrationsFolder, sqliteConnection } from './sqlite.js';
+export * from './storage.js';
 export * from './summaries.js';
 export * from './supply.js';
 export * from './tables.js';

@@ -38,6 +38,9 @@ export function openSqliteStore(path: string, options: OpenSqliteOptions = {}): 
   try {
     if (path !== ':memory:') makeFolder(dirname(path));
     sqlite = new Database(path);
+    // Before any table exists (a new file), so the maintenance job's incremental vacuum can hand
+    // pruned pages back to the file system; an older file takes it on its next `VACUUM`.
+    sqlite.pragma('auto_vacuum = INCREMENTAL');
     // WAL lets readers (Grafana, ad-hoc SQL) query while the collector writes; NORMAL sync is durable
     // across application crashes in WAL mode, and loses at most the last commits on power loss.
     sqlite.pragma('journal_mode = WAL');

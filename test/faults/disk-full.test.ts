@@ -11,6 +11,7 @@ import {
   query,
   startFaultSimulator,
   T0,
+  tryMount,
   type Workspace,
   workspace,
 } from './support.js';
@@ -22,15 +23,6 @@ import {
  * the server's (one shared by every test), not a file the collector writes.
  */
 const TOTAL_TX = 3_000;
-
-function tryMount(dir: string, size: string): string | undefined {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
-    return undefined;
-  } catch (err) {
-    return (err as { stderr?: Buffer }).stderr?.toString().trim() || (err as Error).message;
-  }
-}
 
 describe.skipIf(onPostgres)('disk full during ingest (SQLite: the database file on a full disk)', () => {
   let sim: SimulatorHandle;

@@ -7,6 +7,7 @@
  * To add a fault test: a `*.test.ts` file in test/faults/ (both configs pick it up); use
  * `startFaultSimulator`, `cliEnv` and `iterations` from here.
  */
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -90,3 +91,13 @@ export function integrityCheck(location: string): string {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Mounts a tmpfs of `size` on `dir` (needs root); undefined when it worked, else why not. */
+export function tryMount(dir: string, size: string): string | undefined {
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
+    return undefined;
+  } catch (err) {
+    return (err as { stderr?: Buffer }).stderr?.toString().trim() || (err as Error).message;
+  }
+}

@@ -99,9 +99,20 @@ describe('status', () => {
     for (const t of status.database.tables)
       expect(t.rows).toBe(await count(`SELECT COUNT(*) AS n FROM "${t.table}"`));
     expect(status.database.tables.find((t) => t.table === 'rewards')!.rows).toBeGreaterThan(0);
+    // Where the disk goes: sizes, the oldest row kept, and the growth per day from job_runs.
+    const table = (name: string) => status.database.tables.find((t) => t.table === name)!;
+    for (const t of status.database.tables) expect(t.bytes).toBeGreaterThan(0);
+    expect(table('rewards').writtenPerDay).toBe(
+      Number(await count("SELECT sum(rows_written) AS n FROM job_runs WHERE job = 'rewards'")),
+    );
+    expect(table('job_runs').writtenPerDay).toBe(await count('SELECT count(*) AS n FROM job_runs'));
+    expect(table('job_runs').oldestKept).toBe(
+      (await c.store.get<{ v: string }>('SELECT min(started_at) AS v FROM job_runs'))!.v,
+    );
+    expect(status.database.prunedPerDay).toBe(0);
 
     const byJob = new Map(status.jobs.map((j) => [j.job, j]));
-    expect([...byJob.keys()]).toEqual(['supply', 'rewards', 'usage-metrics', 'signatures']);
+    expect([...byJob.keys()]).toEqual(['supply', 'rewards', 'usage-metrics', 'signatures', 'maintenance']);
     expect(byJob.get('supply')!.lastRun).toMatchObject({
       status: 'succeeded',
       rowsWritten: 1,
@@ -154,7 +165,8 @@ describe('status', () => {
     expect(r.stdout).toContain('usage-metrics failed: upstream said no: caused by 403 Forbidden');
     expect(r.stdout).toMatch(/compute units today \(\d{4}-\d{2}-\d{2} UTC\): [\d,]+ of 50,000 \(/);
     expect(r.stdout).toContain('exports in flight: 1');
-    expect(r.stdout).toMatch(/^rewards\s+[\d,]+$/m);
+    expect(r.stdout).toMatch(/^rewards\s+[\d,]+\s+[\d.]+ (B|KiB|MiB)\s+[\d,]+$/m);
+    expect(r.stdout).toContain('pruned by maintenance: 0 rows/day (7 d)');
   });
 
   it('reports a database that does not exist yet without creating it', async () => {
@@ -168,6 +180,7 @@ describe('status', () => {
         location: maskDatabaseUrl(missing.location),
         exists: false,
         tables: [],
+        prunedPerDay: 0,
       });
       expect(status.jobs.every((j) => j.lastRun === null)).toBe(true);
       expect(status.computeUnits.spent).toBe(0);

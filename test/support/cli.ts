@@ -136,3 +136,13 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): CliP
     },
   };
 }
+
+/** Stops a CLI process still running (a test's cleanup): SIGKILL by default, as a crash would. */
+export async function stopCli(
+  proc: CliProcess | undefined,
+  signal: NodeJS.Signals = 'SIGKILL',
+): Promise<void> {
+  if (!proc || proc.child.exitCode !== null) return;
+  proc.child.kill(signal);
+  await proc.exited;
+}

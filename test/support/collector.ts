@@ -1,6 +1,6 @@
 import { Agent } from 'undici';
 import type { ExportsPayload } from '../../jobs/exports.js';
-import type { ExportWindow } from '../../src/config/index.js';
+import { type Config, type ExportWindow, loadConfig } from '../../src/config/index.js';
 import { exportsJobSchema } from '../../src/config/schema.js';
 import type { RunDeps } from '../../src/kernel/index.js';
 import { createManualClock, type ManualClock } from '../../src/runtime/clock.js';
@@ -113,4 +113,9 @@ export function evmExportPayload(
     maxWait: 60_000,
     wait: true,
   };
+}
+
+/** A config from a config file's content, with no environment: what a test's jobs run with. */
+export function configOf(file: Record<string, unknown>): Config {
+  return loadConfig({ env: {}, cwd: '/nonexistent', file });
 }

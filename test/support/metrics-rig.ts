@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { jobs } from '../../jobs/index.js';
 import { demoAddress, demoCb58, demoNodeId } from '../../src/commands/demo-config.js';
-import { type Config, loadConfig } from '../../src/config/index.js';
+import type { Config } from '../../src/config/index.js';
 import { findJob, type JobArgs, type RunSummary, runJob } from '../../src/kernel/index.js';
 import { createMetrics, type Metrics, type Readiness } from '../../src/metrics/index.js';
 import { type HttpServer, startHttpServer } from '../../src/metrics/server.js';
 import type { SimulatorOptions } from '../../src/simulator/index.js';
-import { type Collector, startCollector } from './collector.js';
+import { type Collector, configOf, startCollector } from './collector.js';
 import { scrape } from './exposition.js';
 import { captureLog } from './log.js';
 import { tempDir } from './tmp.js';
@@ -18,31 +18,27 @@ export const txHashes = [demoCb58('a'), demoCb58('b'), demoCb58('never-asked')];
 
 /** A config with every job; the exports definition writes under `directory`. */
 export function everyJobConfig(directory: string): Config {
-  return loadConfig({
-    env: {},
-    cwd: '/nonexistent',
-    file: {
-      jobs: {
-        supply: { schedule: '*/5 * * * *' },
-        transactions: { schedule: '* * * * *', pageSize: 100, maxPages: 3 },
-        rewards: { schedule: '0 * * * *', addresses, nodeIds: [nodeId], currency: 'eur' },
-        usageMetrics: {
-          schedule: '0 * * * *',
-          sources: [{ source: 'dataApi', timeInterval: 'hourly', groupBy: 'requestPath', lookback: '2d' }],
-        },
-        signatures: { schedule: '*/10 * * * *', txHashes },
-        exports: {
-          schedule: '0 3 * * 1-5',
-          directory,
-          definitions: [
-            {
-              name: 'treasury',
-              type: 'TRANSACTION_EXPORT_EVM',
-              addresses: ['0x00000000000000000000000000000000000000aa'],
-              includeChains: ['43114'],
-            },
-          ],
-        },
+  return configOf({
+    jobs: {
+      supply: { schedule: '*/5 * * * *' },
+      transactions: { schedule: '* * * * *', pageSize: 100, maxPages: 3 },
+      rewards: { schedule: '0 * * * *', addresses, nodeIds: [nodeId], currency: 'eur' },
+      usageMetrics: {
+        schedule: '0 * * * *',
+        sources: [{ source: 'dataApi', timeInterval: 'hourly', groupBy: 'requestPath', lookback: '2d' }],
+      },
+      signatures: { schedule: '*/10 * * * *', txHashes },
+      exports: {
+        schedule: '0 3 * * 1-5',
+        directory,
+        definitions: [
+          {
+            name: 'treasury',
+            type: 'TRANSACTION_EXPORT_EVM',
+            addresses: ['0x00000000000000000000000000000000000000aa'],
+            includeChains: ['43114'],
+          },
+        ],
       },
     },
   });

@@ -496,3 +496,72 @@ describe('config as input', () => {
     },
   );
 });
+
+describe('retention', () => {
+  const fileError = (file: unknown) => {
+    const { path } = withFile(file);
+    return configError(() => loadConfig({ env: {}, configPath: path }));
+  };
+
+  it('reads a duration or "forever" per table, with jobRuns 90 days and the rest forever by default', () => {
+    const { path } = withFile({ retention: { transactions: '30d', usageMetrics: 'forever' } });
+    const config = loadConfig({ env: {}, configPath: path });
+    expect(config.retention).toEqual({
+      transactions: 30 * 86_400_000,
+      exportedTransactions: 'forever',
+      jobRuns: 90 * 86_400_000,
+      supplySnapshots: 'forever',
+      usageMetrics: 'forever',
+    });
+    // The maintenance job is there without a section: daily.
+    expect(config.jobs.maintenance).toEqual({
+      schedule: '17 3 * * *',
+      enabled: true,
+      runOnStart: false,
+      batchSize: 1000,
+    });
+  });
+
+  it('refuses what is not a retention, and a table it does not know, naming the key and what is valid', () => {
+    const bad = fileError({ retention: { transactions: 'a month', rewards: '30d' } });
+    expect(bad.message).toContain(
+      'retention.transactions = "a month": not a retention; use "forever" or a duration',
+    );
+    expect(bad.message).toContain('retention.rewards');
+  });
+
+  it('refuses a retention shorter than what a job reads again on every run, with the reason', () => {
+    const usage = fileError({
+      jobs: {
+        usageMetrics: { schedule: '0 * * * *', sources: [{ source: 'dataApi', timeInterval: 'daily' }] },
+      },
+      retention: { usageMetrics: '12h' },
+    });
+    expect(usage.message).toContain('retention.usageMetrics = "12h": too short: must be at least 2d');
+    expect(usage.message).toContain('reads again, on every run, its newest bucket (daily: 1d)');
+
+    const exports = fileError({
+      jobs: {
+        exports: {
+          schedule: '0 3 * * *',
+          definitions: [
+            {
+              name: 'week',
+              type: 'TRANSACTION_EXPORT_EVM',
+              addresses: ['0x00000000000000000000000000000000000000aa'],
+              includeChains: ['43114'],
+              window: { lastDays: 7 },
+            },
+          ],
+        },
+      },
+      retention: { exportedTransactions: '7d' },
+    });
+    expect(exports.message).toContain(
+      'retention.exportedTransactions = "7d": too short: must be at least 8d',
+    );
+    expect(fileError({ retention: { jobRuns: '12h' } }).message).toContain(
+      'retention.jobRuns = "12h": too short: must be at least 1d (or "forever"), because today\'s compute units',
+    );
+  });
+});

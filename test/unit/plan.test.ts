@@ -76,6 +76,28 @@ describe('plan', () => {
     expect(plan.warnings).toEqual([]);
   });
 
+  it('gives the rows per day each table can expect, job_runs a row a run', () => {
+    const plan = buildPlan(
+      allJobs,
+      config({
+        supply: { schedule: '*/5 * * * *' },
+        transactions: { schedule: '* * * * *', maxPages: 10, pageSize: 100 },
+        usageMetrics: {
+          schedule: '0 * * * *',
+          sources: [{ source: 'dataApi', timeInterval: 'hourly' }],
+        },
+      }),
+    );
+    expect(plan.tables).toEqual([
+      { table: 'supply_snapshots', steady: 288, worst: 288 },
+      { table: 'transactions', steady: 1440 * 100, worst: 1440 * 1000 },
+      { table: 'usage_metrics', steady: 24, worst: 24 },
+      // supply, transactions, usage-metrics and the maintenance job (daily by default).
+      { table: 'job_runs', steady: 288 + 1440 + 24 + 1, worst: 288 + 1440 + 24 + 1 },
+    ]);
+    expect(formatPlan(plan)).toMatch(/^transactions\s+144,000\s+1,440,000$/m);
+  });
+
   it('warns when the schedules exceed the tier', () => {
     const plan = buildPlan(
       allJobs,

@@ -37,6 +37,12 @@ export interface DialectStatements {
   checkWritable(store: Store): Promise<void>;
   /** Whether a table exists (the migrations table before the first migration does not). */
   hasTable(sql: Sql, name: string): Promise<boolean>;
+  /** Bytes per table, its indexes included; empty where the database cannot tell. */
+  tableSizes(sql: Sql): Promise<Map<string, number>>;
+  /** A DELETE of at most `?` (the last parameter) rows of `table` matching `where`, locking no more. */
+  deleteBatch(table: string, where: string): string;
+  /** Lets the database reuse the space of deleted rows of `tables`, without a long lock. */
+  reclaimSpace(store: Store, tables: readonly string[]): Promise<void>;
   /** After rows with explicit ids were copied in: moves the table's identity past them. */
   afterCopyWithIds(sql: Sql, table: string, idColumn: string): Promise<void>;
 }

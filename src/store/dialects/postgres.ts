@@ -105,6 +105,24 @@ export const postgresStatements: DialectStatements = {
     return row?.found === true;
   },
 
+  // TOAST included.
+  async tableSizes(sql) {
+    const rows = await sql.all<{ name: string; bytes: number | string }>(
+      `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes FROM pg_class c
+       WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace`,
+    );
+    return new Map(rows.map((r) => [r.name, Number(r.bytes)]));
+  },
+
+  // Rows another transaction holds are skipped, not waited for: the next run prunes them.
+  deleteBatch: (table, where) =>
+    `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${where} LIMIT ? FOR UPDATE SKIP LOCKED))`,
+
+  // Autovacuum reclaims the dead rows; ANALYZE keeps the plans right after a large delete.
+  async reclaimSpace(store, tables) {
+    for (const table of tables) await store.exec(`ANALYZE ${table}`);
+  },
+
   // The ids were copied as they were (the identity is BY DEFAULT): the sequence starts past them.
   async afterCopyWithIds(sql, table, idColumn) {
     await sql.run(

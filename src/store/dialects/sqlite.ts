@@ -117,6 +117,42 @@ export const sqliteStatements: DialectStatements = {
     );
   },
 
+  // The dbstat table reads every page: `status` only, never a scrape; empty without it.
+  async tableSizes(sql) {
+    const sizes = new Map<string, number>();
+    try {
+      const rows = await sql.all<{ name: string; bytes: number }>(
+        `SELECT coalesce(m.tbl_name, d.name) AS name, sum(d.pgsize) AS bytes
+         FROM dbstat d LEFT JOIN sqlite_master m ON m.name = d.name GROUP BY 1`,
+      );
+      for (const r of rows) sizes.set(r.name, Number(r.bytes));
+    } catch {
+      // The SQLite library was built without dbstat.
+    }
+    return sizes;
+  },
+
+  deleteBatch: (table, where) =>
+    `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${where} LIMIT ?)`,
+
+  // `PRAGMA optimize`, then an incremental vacuum (returns free pages to the file system when the
+  // database was created with auto_vacuum = INCREMENTAL, as the collector creates it; older files
+  // reuse their free pages, and shrink only with `VACUUM`, see docs/operations.md), then a WAL
+  // checkpoint.
+  async reclaimSpace(store) {
+    await store.exec('PRAGMA optimize');
+    // At most this many pages (4 KiB each) per statement; a few statements free a large prune.
+    for (let i = 0; i < 64; i++) {
+      const before = await store.get<{ freelist_count: number }>('PRAGMA freelist_count');
+      if (!before || before.freelist_count === 0) break;
+      await store.exec('PRAGMA incremental_vacuum(2000)');
+      const after = await store.get<{ freelist_count: number }>('PRAGMA freelist_count');
+      if (!after || after.freelist_count >= before.freelist_count) break;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await store.exec('PRAGMA wal_checkpoint(PASSIVE)');
+  },
+
   // An INTEGER PRIMARY KEY continues from its largest value by itself.
   async afterCopyWithIds() {},
 };

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CliProcess, spawnCli } from '../../support/cli.js';
+import { type CliProcess, spawnCli, stopCli } from '../../support/cli.js';
 import { freePort, type PrivateRedis, startPrivateRedis } from '../../support/redis-server.js';
 import { captureLog, jobRuns, type ServiceHarness, serviceHarness, waitFor } from '../../support/service.js';
 import { queryAt } from '../../support/store.js';
@@ -10,10 +10,7 @@ let h: ServiceHarness | undefined;
 let redis: PrivateRedis | undefined;
 let proc: CliProcess | undefined;
 afterEach(async () => {
-  if (proc && proc.child.exitCode === null) {
-    proc.child.kill('SIGKILL');
-    await proc.exited;
-  }
+  await stopCli(proc);
   proc = undefined;
   await h?.close();
   h = undefined;

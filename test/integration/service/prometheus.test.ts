@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CliProcess, spawnCli } from '../../support/cli.js';
+import { type CliProcess, spawnCli, stopCli } from '../../support/cli.js';
 import { eventually, type PrometheusHandle, skipWithout, startPrometheus } from '../../support/prometheus.js';
 import { freePort } from '../../support/redis-server.js';
 import { type ServiceHarness, serviceHarness } from '../../support/service.js';
@@ -13,10 +13,7 @@ let prometheus: PrometheusHandle | undefined;
 afterEach(async () => {
   await prometheus?.close();
   prometheus = undefined;
-  if (proc && proc.child.exitCode === null) {
-    proc.child.kill('SIGTERM');
-    await proc.exited;
-  }
+  await stopCli(proc, 'SIGTERM');
   proc = undefined;
   await h?.close();
   h = undefined;

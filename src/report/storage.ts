@@ -1,0 +1,108 @@
+/**
+ * `status`'s view of the disk: per table its rows, bytes, the oldest row kept (retained tables) and
+ * the rows written per day over the last week, from job_runs' rows_written (each job names the table
+ * it grows), never a scan of the big tables; and what the maintenance job pruned per day.
+ */
+import type { JobList } from '../kernel/index.js';
+import {
+  countRowsPerTable,
+  readOldestKept,
+  readRunsWrittenSince,
+  readTableSizes,
+  type Store,
+} from '../store/index.js';
+import { formatTable } from '../terminal/text-table.js';
+
+const DAY_MS = 86_400_000;
+/** The window the growth is averaged over. */
+export const GROWTH_DAYS = 7;
+
+export interface TableStatus {
+  table: string;
+  rows: number;
+  /** Bytes with its indexes; undefined where the database cannot tell (a SQLite without dbstat). */
+  bytes?: number | undefined;
+  /** The oldest row kept, by the time the table is pruned by (retained tables only). */
+  oldestKept?: string | undefined;
+  /** Rows its jobs wrote per day, averaged over the last week (or since their first run in it). */
+  writtenPerDay?: number | undefined;
+}
+
+export interface StorageStatus {
+  tables: TableStatus[];
+  /** Rows the maintenance job removed per day over the same window. */
+  prunedPerDay: number;
+}
+
+export async function collectStorage(jobs: JobList, store: Store, now: Date): Promise<StorageStatus> {
+  const since = new Date(now.getTime() - GROWTH_DAYS * DAY_MS).toISOString();
+  const [counts, sizes, oldest, written] = await Promise.all([
+    countRowsPerTable(store),
+    readTableSizes(store),
+    readOldestKept(store),
+    readRunsWrittenSince(store, since),
+  ]);
+  const perDay = (n: number, from: string) =>
+    // At least a day: a database a few hours old shows what it got so far, not an extrapolation.
+    n / Math.max(1, Math.min(GROWTH_DAYS, (now.getTime() - Date.parse(from)) / DAY_MS));
+  const tableOf = new Map(jobs.map((j) => [j.name, j.table]));
+  const growth = new Map<string, { rows: number; since: string }>();
+  const add = (table: string, rows: number, from: string) => {
+    const g = growth.get(table);
+    growth.set(table, { rows: (g?.rows ?? 0) + rows, since: g && g.since < from ? g.since : from });
+  };
+  let pruned = 0;
+  let prunedSince: string | undefined;
+  for (const w of written) {
+    add('job_runs', w.runs, w.since);
+    const table = tableOf.get(w.job);
+    if (table) add(table, w.rowsWritten, w.since);
+    if (w.job === 'maintenance') {
+      pruned = w.rowsWritten;
+      prunedSince = w.since;
+    }
+  }
+  return {
+    tables: counts.map(({ table, rows }) => {
+      const g = growth.get(table);
+      return {
+        table,
+        rows,
+        bytes: sizes.get(table),
+        oldestKept: oldest[table],
+        writtenPerDay: g ? Math.round(perDay(g.rows, g.since)) : undefined,
+      };
+    }),
+    prunedPerDay: prunedSince ? Math.round(perDay(pruned, prunedSince)) : 0,
+  };
+}
+
+/** 1536 → "1.5 KiB" */
+export function formatBytes(n: number | undefined): string {
+  if (n === undefined) return '-';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0 ? `${v} B` : `${v.toFixed(1)} ${units[u]}`;
+}
+
+/** The table of `status`: rows, size, oldest row kept, rows written per day; then what was pruned. */
+export function formatStorage(s: StorageStatus): string {
+  const count = (n: number | undefined) => (n === undefined ? '-' : n.toLocaleString('en'));
+  const table = formatTable(
+    ['table', 'rows', 'size', 'oldest kept', `written/day (${GROWTH_DAYS} d)`],
+    s.tables.map((t) => [
+      t.table,
+      count(t.rows),
+      formatBytes(t.bytes),
+      t.oldestKept ? `${t.oldestKept.slice(0, 19).replace('T', ' ')}Z` : '',
+      count(t.writtenPerDay),
+    ]),
+    { right: [1, 2, 4] },
+  );
+  return `${table}\npruned by maintenance: ${count(s.prunedPerDay)} rows/day (${GROWTH_DAYS} d)`;
+}

@@ -1,0 +1,87 @@
+/**
+ * Where the disk goes, for `status`: each table's size, the oldest row each retained table keeps,
+ * and what the runs of the last days wrote (from job_runs, not a scan of the big tables).
+ */
+import { statementsOf } from './dialects/index.js';
+import type { Sql } from './sql.js';
+
+/**
+ * Bytes per table, its indexes included. PostgreSQL: `pg_total_relation_size` (TOAST too). SQLite:
+ * the `dbstat` table (it reads every page: `status` only, never a scrape); empty when the SQLite
+ * library lacks it.
+ */
+export function readTableSizes(sql: Sql): Promise<Map<string, number>> {
+  return statementsOf(sql).tableSizes(sql);
+}
+
+/**
+ * The oldest row each retained table keeps, as ISO-8601 UTC (each table by the time it is pruned by;
+ * undefined when empty), through the indexes the pruning uses.
+ */
+export async function readOldestKept(sql: Sql): Promise<Record<string, string | undefined>> {
+  const seconds = (n: number | null | undefined) =>
+    n === null || n === undefined ? undefined : new Date(Number(n) * 1000).toISOString();
+  const min = async <T extends string | number>(text: string, params: unknown[] = []) =>
+    (await sql.get<{ v: T | null }>(text, params))?.v ?? undefined;
+  const least = <T>(values: (T | undefined)[]) =>
+    values.filter((v): v is T => v !== undefined).sort()[0] as T | undefined;
+
+  const exportNames = await sql.all<{ n: string }>('SELECT DISTINCT export_name AS n FROM export_operations');
+  const exported: number[] = [];
+  for (const { n } of exportNames) {
+    const v = await min<number>(
+      'SELECT min(block_timestamp) AS v FROM exported_transactions WHERE export_name = ?',
+      [n],
+    );
+    if (v !== undefined) exported.push(Number(v));
+  }
+  const jobs = await sql.all<{ job: string }>('SELECT job FROM job_summaries');
+  const runs: string[] = [];
+  for (const { job } of jobs) {
+    const v = await min<string>('SELECT min(started_at) AS v FROM job_runs WHERE job = ?', [job]);
+    if (v !== undefined) runs.push(v);
+  }
+  const series = await sql.all<{ source: string; scope: string; i: string; g: string }>(
+    'SELECT source, scope, time_interval AS i, group_by AS g FROM usage_summaries',
+  );
+  const buckets: number[] = [];
+  for (const s of series) {
+    const v = await min<number>(
+      'SELECT min(bucket_timestamp) AS v FROM usage_metrics WHERE source = ? AND scope = ? AND time_interval = ? AND group_by = ?',
+      [s.source, s.scope, s.i, s.g],
+    );
+    if (v !== undefined) buckets.push(Number(v));
+  }
+  return {
+    transactions: seconds(await min<number>('SELECT min(block_timestamp) AS v FROM transactions')),
+    exported_transactions: seconds(exported.length ? Math.min(...exported) : undefined),
+    job_runs: least(runs),
+    supply_snapshots: await min<string>('SELECT min(last_updated) AS v FROM supply_snapshots'),
+    usage_metrics: seconds(buckets.length ? Math.min(...buckets) : undefined),
+  };
+}
+
+export interface RunsWritten {
+  job: string;
+  runs: number;
+  rowsWritten: number;
+  /** The earliest run counted, ISO-8601 UTC. */
+  since: string;
+}
+
+/** Per job, the runs started since `sinceIso` and the rows they wrote (job_runs_job_started_idx, per job). */
+export async function readRunsWrittenSince(sql: Sql, sinceIso: string): Promise<RunsWritten[]> {
+  const jobs = await sql.all<{ job: string }>('SELECT job FROM job_summaries ORDER BY job');
+  const out: RunsWritten[] = [];
+  for (const { job } of jobs) {
+    const row = await sql.get<{ runs: number; rows: number | string | null; since: string | null }>(
+      `SELECT count(*) AS runs, sum(rows_written) AS rows, min(started_at) AS since
+       FROM job_runs WHERE job = ? AND started_at >= ?`,
+      [job, sinceIso],
+    );
+    if (row && Number(row.runs) > 0 && row.since) {
+      out.push({ job, runs: Number(row.runs), rowsWritten: Number(row.rows ?? 0), since: row.since });
+    }
+  }
+  return out;
+}
