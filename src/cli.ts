@@ -4,15 +4,15 @@
  * it runs, so `--help` and `config check` start fast (a benchmark figure).
  */
 import { Argument, Command, CommanderError, Option } from 'commander';
-import { registerBackup } from './commands/backup.js';
 import { historyOption } from './commands/history-option.js';
-import { registerReport } from './commands/report.js';
+import type { RewardsFlags } from './commands/report.js';
 import type { SimulatorFlags } from './commands/simulator.js';
-import { registerStatus } from './commands/status.js';
 import { UsageError } from './commands/usage.js';
 import type { Config } from './config/index.js';
+import { forTerminal } from './escape/terminal.js';
 import type { JobList } from './kernel/index.js';
 import { type Role, roles } from './queue/jobs.js';
+import { rewardsFormatNames, rewardsFormats, SUMMARY_PERIODS } from './report/rewards-formats.js';
 import { versionReport } from './runtime/version.js';
 import { type TierName, tierNames } from './upstream/endpoints.js';
 
@@ -174,9 +174,69 @@ export function buildProgram(): Command {
       );
     });
 
-  registerReport(program);
-  registerStatus(program, jobList);
-  registerBackup(program);
+  const report = program.command('report').description('reports from the collected data');
+  report
+    .command('rewards')
+    .description(
+      'every reward whose end time falls between two UTC days (both included): date, address, node id, type, ' +
+        'amount in AVAX, the historical price stored with it, and its value rounded to cents (half even)',
+    )
+    .requiredOption('--from <date>', 'first UTC day, YYYY-MM-DD (included)')
+    .requiredOption('--to <date>', 'last UTC day, YYYY-MM-DD (included)')
+    .option('--currency <code>', 'which stored prices to use (default: jobs.rewards.currency, else usd)')
+    .option(
+      '--address <id>',
+      'only rewards of this address or node id; repeat it or separate with commas for several',
+      (value: string, previous: string[]) => [...previous, ...value.split(',').filter(Boolean)],
+      [],
+    )
+    .addOption(
+      new Option(
+        '--format <format>',
+        `${Object.entries(rewardsFormats)
+          .map(([name, f]) => `${name}: ${f.describe}`)
+          .join('; ')}; default: table in a terminal, else csv`,
+      ).choices(rewardsFormatNames),
+    )
+    .addOption(
+      new Option(
+        '--summary <period>',
+        'instead of the rows: per UTC year and address, the count, AVAX received and value (csv or table)',
+      ).choices(SUMMARY_PERIODS),
+    )
+    .action(async (flags: RewardsFlags) => {
+      const config = await load(program.opts());
+      const { reportRewards } = await import('./commands/report.js');
+      await reportRewards(config, flags);
+    });
+
+  program
+    .command('status')
+    .description(
+      "a summary from the database, the config and Redis: the service's processes (heartbeats) and queue, each " +
+        "job's last run, outcome, next run and whether it is overdue, compute units spent today (UTC) against the " +
+        'budget, exports in flight, rows per table',
+    )
+    .option('--json', 'print it as JSON, for scripts')
+    .addOption(historyOption())
+    .action(async (flags: { json?: boolean; history?: string }) => {
+      const config = await load(program.opts());
+      const { showStatus } = await import('./commands/status.js');
+      await showStatus(config, await jobList(), flags);
+    });
+
+  program
+    .command('backup')
+    .description(
+      'copy the SQLite database to <file>, consistently, while the service runs (PostgreSQL: use pg_dump)',
+    )
+    .argument('<file>', 'the copy to write; an existing file is refused unless --force')
+    .option('--force', 'replace <file> if it exists (only once the new copy is complete)')
+    .action(async (file: string, flags: { force?: boolean }) => {
+      const config = await load(program.opts());
+      const { backup } = await import('./commands/backup.js');
+      await backup(config, file, flags);
+    });
 
   program
     .command('completion')
@@ -200,13 +260,13 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? 0 : EXIT_CONFIG;
       return;
     }
-    if (err instanceof Error && (err.name === 'ConfigError' || err.name === 'UsageError')) {
-      console.error(err.message);
-      process.exitCode = EXIT_CONFIG;
-      return;
-    }
-    console.error(err instanceof Error ? err.message : String(err));
-    process.exitCode = EXIT_FAILURE;
+    // An error may quote what the API or a file said: its escape sequences are shown, not run.
+    const text = (err instanceof Error ? err.message : String(err)).split('\n').map(forTerminal).join('\n');
+    console.error(text);
+    process.exitCode =
+      err instanceof Error && (err.name === 'ConfigError' || err.name === 'UsageError')
+        ? EXIT_CONFIG
+        : EXIT_FAILURE;
   }
 }
 

@@ -5,7 +5,6 @@
  */
 import { existsSync, linkSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { Command } from 'commander';
 import type { Config } from '../config/index.js';
 import { failUsage } from './usage.js';
 
@@ -96,24 +95,14 @@ export async function backupDatabase(
   }
 }
 
-export function registerBackup(program: Command): void {
-  program
-    .command('backup')
-    .description(
-      'copy the SQLite database to <file>, consistently, while the service runs (PostgreSQL: use pg_dump)',
-    )
-    .argument('<file>', 'the copy to write; an existing file is refused unless --force')
-    .option('--force', 'replace <file> if it exists (only once the new copy is complete)')
-    .action(async (file: string, flags: { force?: boolean }) => {
-      const { loadConfig } = await import('../config/index.js');
-      const config = loadConfig({ configPath: program.opts<{ config?: string }>().config });
-      try {
-        const result = await backupDatabase(config, file, { force: flags.force });
-        const mib = (result.bytes / 2 ** 20).toFixed(1);
-        console.log(`backed up ${result.source} to ${result.target} (${result.pages} pages, ${mib} MiB)`);
-      } catch (error) {
-        if (error instanceof BackupUsageError) return failUsage(`error: ${error.message}`);
-        throw error;
-      }
-    });
+/** `backup <file>`: the copy, then one line saying what was written. */
+export async function backup(config: Config, file: string, flags: { force?: boolean }): Promise<void> {
+  try {
+    const result = await backupDatabase(config, file, { force: flags.force });
+    const mib = (result.bytes / 2 ** 20).toFixed(1);
+    console.log(`backed up ${result.source} to ${result.target} (${result.pages} pages, ${mib} MiB)`);
+  } catch (error) {
+    if (error instanceof BackupUsageError) return failUsage(`error: ${error.message}`);
+    throw error;
+  }
 }

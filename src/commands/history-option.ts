@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
-import { historyMs } from '../report/backfill.js';
+import { historyMs } from '../config/durations.js';
 
 export function historyOption(): Option {
   return new Option(

@@ -21,3 +21,12 @@ export function formatDuration(ms: number): string {
   }
   return `${ms}ms`;
 }
+
+/**
+ * `--history <days>` of `plan` and `status`: how far back the rewards history goes, for a first
+ * backfill's cost and time. Whole days (`730d`); without it, since the network's launch.
+ */
+export function historyMs(text: string): number | undefined {
+  const ms = /^\s*\d+(\.\d+)?\s*d\s*$/.test(text) ? parseDuration(text.trim()) : undefined;
+  return ms !== undefined && ms > 0 ? ms : undefined;
+}

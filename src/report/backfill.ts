@@ -1,4 +1,4 @@
-import { parseDuration } from '../config/durations.js';
+import { historyMs } from '../config/durations.js';
 import type { Config } from '../config/index.js';
 import { readCron } from '../queue/schedule.js';
 import { readCursor, type Store } from '../store/index.js';
@@ -221,13 +221,4 @@ export async function collectRewardsBackfill(
       runsPerDay: job.enabled ? readCron(job.schedule, config.service.timezone).runsPerDay() : 0,
     }),
   };
-}
-
-/**
- * `--history <days>` of `plan` and `status`: how far back the rewards history goes, for a first
- * backfill's cost and time. Whole days (`730d`); without it, since the network's launch.
- */
-export function historyMs(text: string): number | undefined {
-  const ms = /^\s*\d+(\.\d+)?\s*d\s*$/.test(text) ? parseDuration(text.trim()) : undefined;
-  return ms !== undefined && ms > 0 ? ms : undefined;
 }

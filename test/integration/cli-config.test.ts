@@ -47,7 +47,8 @@ describe.skipIf(onPostgres)('config check and config init', () => {
     const out = r.stdout;
     expect(out.split('\n').length).toBeLessThan(25);
     expect(out).toContain(`config OK: ${path}`);
-    expect(out).toContain('jobs: 2 enabled of 3 configured (schedules in UTC)');
+    expect(out).toContain('jobs: 3 enabled of 4 configured (schedules in UTC)');
+    expect(out).toMatch(/^ {2}maintenance\s+17 3 \* \* \*$/m);
     expect(out).toMatch(/^ {2}supply\s+\*\/5 \* \* \* \*$/m);
     expect(out).toMatch(/^ {2}transactions\s+\* \* \* \* \*\s+runs at start too$/m);
     expect(out).toMatch(/^ {2}signatures\s+0 \* \* \* \*\s+disabled$/m);

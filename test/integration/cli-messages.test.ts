@@ -101,7 +101,7 @@ describe.skipIf(onPostgres)('run <job> messages', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toEqual([
-      'error: unknown job "usgae-metrics" (did you mean `usage-metrics`?); jobs: supply, transactions, rewards, usage-metrics, signatures, exports',
+      'error: unknown job "usgae-metrics" (did you mean `usage-metrics`?); jobs: supply, transactions, rewards, usage-metrics, signatures, exports, maintenance',
     ]);
     const far = await runCli(['run', 'everything']);
     expect(far.stderr.trim().split('\n')).toHaveLength(1);
