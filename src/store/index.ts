@@ -16,7 +16,7 @@ export type {
   StoreLocation,
   TransactionOptions,
 } from './sql.js';
-export { migrationsFolder, sqliteConnection } from './sqlite.js';
+export { migrationsFolder, SQLITE_CACHE_KIB, sqliteConnection } from './sqlite.js';
 export * from './storage.js';
 export * from './summaries.js';
 export * from './supply.js';
