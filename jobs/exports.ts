@@ -16,7 +16,13 @@ import { runExportsPass } from '../src/exports/pass.js';
 import { pollDelayMs } from '../src/exports/policy.js';
 import { reloadExportFiles } from '../src/exports/reload.js';
 import { refreshSummaries } from '../src/exports/summaries.js';
-import { defineJob, JobFailedError, type JobHandler, withoutSchedule } from '../src/kernel/index.js';
+import {
+  defineJob,
+  type InProcessFollowUps,
+  JobFailedError,
+  type JobHandler,
+  withoutSchedule,
+} from '../src/kernel/index.js';
 
 export { exportRequest, requestHash, windowDates } from '../src/exports/requests.js';
 export { EXPORT_POLL_JOB };
@@ -62,6 +68,11 @@ export const exportPollJob: JobHandler<ExportPollPayload> = async (payload, ctx)
   }
 };
 
+/** How `run exports` runs the polls in-process: up to `maxWait`, one progress unit per export window. */
+export function exportsInProcess(s: Pick<ExportsSettings, 'maxWait'>): InProcessFollowUps {
+  return { waitLimitMs: s.maxWait, unit: 'operations', keyOf: windowOf };
+}
+
 /** Status reads of one export that runs until `timeout`, at the growing poll intervals: the worst case for `plan`. */
 function pollsUntilTimeout(s: ExportsSettings): number {
   let elapsed = 0;
@@ -79,7 +90,7 @@ export const exportsDefinition = defineJob({
     ...(typeof args.reload === 'string' && { reload: args.reload }),
   }),
   // `run exports` waits for the files up to maxWait (or polls each once with --no-wait).
-  inProcess: (section) => ({ waitLimitMs: section.maxWait, unit: 'operations', keyOf: windowOf }),
+  inProcess: exportsInProcess,
   cost: (section) => {
     const n = section.definitions.length;
     const polls = pollsUntilTimeout(section);

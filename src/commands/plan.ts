@@ -91,7 +91,8 @@ export function planRewardsBackfill(
   if (!job) return undefined;
   const startMs = historyStart(o.history, o.nowMs);
   const seconds = (o.nowMs - startMs) / 1000;
-  const batches = rewardStreams(job).map((s) => ({
+  const streams = rewardStreams(job);
+  const batches = streams.map((s) => ({
     pagesLeft: assumedPages(s.kind, s.ids.length, seconds, job.pageSize),
   }));
   const effective = planBudget(config, o.tierName);
@@ -110,7 +111,7 @@ export function planRewardsBackfill(
     days: Math.round(seconds / 86_400),
     batches: batches.length,
     rewards: Math.round(
-      rewardStreams(job).reduce(
+      streams.reduce(
         (n, s) => n + s.ids.length * ASSUMED_REWARDS_PER_ID_PER_DAY[s.kind] * (seconds / 86_400),
         0,
       ),

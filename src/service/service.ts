@@ -107,18 +107,19 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         })
       : undefined;
     // The metrics see every upstream attempt; they are created once the database is migrated.
-    let metrics: Metrics | undefined;
+    let observeAttempt: Metrics['observeAttempt'] | undefined;
     const app = await createApp(config, {
       log,
       clock,
       lifecycle,
       ...(budget && { budget }),
       onAttempt: (e) => {
-        metrics?.observeAttempt(e);
+        observeAttempt?.(e);
         options.onAttempt?.(e);
       },
     });
-    metrics = createMetrics({ store: app.store, config, jobs: options.jobs, log, clock, role });
+    const metrics = createMetrics({ store: app.store, config, jobs: options.jobs, log, clock, role });
+    observeAttempt = metrics.observeAttempt;
     const epoch = watchRedisEpoch({
       redis: conns.producer,
       prefix,
@@ -131,7 +132,6 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       ...(options.redisCheckIntervalMs !== undefined && { intervalMs: options.redisCheckIntervalMs }),
     });
     lifecycle.add('Redis epoch check', () => epoch.stop());
-    const observed = metrics;
 
     const queue = new Queue<QueuedJobData>(QUEUE_NAME, { connection: conns.producer, prefix });
     queue.on('error', () => undefined); // the connection reports outages, once each
@@ -171,14 +171,14 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       return { ready: Object.values(checks).every((c) => c.ok), checks };
     };
 
-    observed.setReadiness(readiness);
-    observed.setQueueCounts(async () => ({ [QUEUE_NAME]: await queue.getJobCounts(...QUEUE_STATES) }));
-    if (budget) observed.setBudget(() => budget.snapshot());
+    metrics.setReadiness(readiness);
+    metrics.setQueueCounts(async () => ({ [QUEUE_NAME]: await queue.getJobCounts(...QUEUE_STATES) }));
+    if (budget) metrics.setBudget(() => budget.snapshot());
     const server = await startHttpServer({
       host: config.metricsHost,
       port: config.metricsPort,
       log,
-      metrics: observed,
+      metrics,
       readiness,
       webConfig: config.metricsWebConfig,
     });
@@ -194,7 +194,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
           log,
           onRun: (summary) => {
             watchDisk(summary);
-            observed.observeRun(summary);
+            metrics.observeRun(summary);
             options.onRun?.(summary);
           },
         })
@@ -208,7 +208,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         log,
         now: () => clock.now(),
         onSkippedSlot: (job) => {
-          observed.observeSkippedSlot(job);
+          metrics.observeSkippedSlot(job);
           options.onSkippedSlot?.(job);
         },
       });
@@ -234,7 +234,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       queue,
       app,
       budget,
-      metrics: observed,
+      metrics,
       readiness,
       close() {
         closing ??= (async () => {

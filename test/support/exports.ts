@@ -5,9 +5,9 @@ import {
   type ExportPollPayload,
   type ExportsPayload,
   exportPollJob,
+  exportsInProcess,
   exportsJob,
 } from '../../jobs/exports.js';
-import { windowOf } from '../../src/exports/lifecycle.js';
 import {
   type Continuation,
   type ProgressSink,
@@ -53,9 +53,7 @@ export function runExports(
     (p: ExportsPayload, ctx) =>
       runFollowUps('exports', (ctx) => exportsJob(p, ctx), ctx, {
         mode: wait ? 'until-done' : 'once',
-        waitLimitMs: p.maxWait,
-        unit: 'operations',
-        keyOf: windowOf,
+        ...exportsInProcess(p),
         resolve: (next) => (ctx) => exportPollJob({ ...p, ...next.args } as ExportPollPayload, ctx),
       }),
     settings,
