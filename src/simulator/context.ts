@@ -6,7 +6,7 @@ import type { SupplySource } from './data/supply.js';
 import type { TransactionSource } from './data/transactions.js';
 import type { ExportedRange, ExportSettings, OperationStore } from './exports.js';
 import type { ServedLog } from './logs.js';
-import type { TokenStore } from './pagination.js';
+import type { TokenCodec } from './pagination.js';
 import type { Query } from './validation.js';
 
 export interface SimContext {
@@ -17,8 +17,8 @@ export interface SimContext {
   supply: SupplySource;
   operations: OperationStore;
   exportSettings: ExportSettings;
-  txTokens: TokenStore<number>;
-  rewardTokens: TokenStore<RewardKey>;
+  txTokens: TokenCodec<number>;
+  rewardTokens: TokenCodec<RewardKey>;
   /** Base of download URLs (no trailing slash). */
   publicUrl(): string;
 }

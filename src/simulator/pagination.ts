@@ -1,74 +1,67 @@
 /**
- * Page tokens: opaque random UUIDs kept server-side with the query they belong to and a keyset
- * position, so a page continues right after the previous one even while new items arrive on top.
- * A token is refused (400) when unknown, expired, or presented with other filters than its own.
+ * Page tokens: opaque to a client, but nothing is kept server-side. A token carries its list, a
+ * digest of the query it belongs to, a keyset position and its expiry, sealed with an HMAC keyed by
+ * the seed; so a page continues right after the previous one even while new items arrive on top,
+ * and a simulator that serves pages for weeks holds no token at all (tokens also survive its
+ * restart, as a pure function of seed and clock should). A token is refused (400) when it is not
+ * one of ours, expired, or presented with other filters than its own.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../runtime/clock.js';
 import { badRequest } from './http.js';
 
-export interface TokenStore<P> {
+export interface TokenCodec<P> {
   issue(scope: string, filterKey: string, position: P): string;
-  /** The stored position; throws the 400 the real API would answer. */
+  /** The position the token carries; throws the 400 the real API would answer. */
   resolve(token: string, scope: string, filterKey: string): P;
-  /** Tokens held now. */
-  size(): number;
 }
 
-export interface TokenStoreDeps {
+export interface TokenCodecDeps<P> {
+  seed: number;
   clock: Clock;
   ttlMs: number;
-  /**
-   * Tokens kept at most; the oldest go first (a collector only ever holds its latest one), so a
-   * simulator that runs for weeks keeps a bounded number. @defaultValue 10000
-   */
-  maxTokens?: number;
+  /** Whether a decoded value is a position of this list (a sealed token always is; this is a guard). */
+  isPosition: (value: unknown) => value is P;
 }
 
-interface Entry<P> {
-  scope: string;
-  filterKey: string;
-  position: P;
-  expiresAt: number;
-}
+/** Bytes of the MAC kept in a token: enough that a guessed or altered token is refused. */
+const MAC_BYTES = 16;
 
-export function createTokenStore<P>(deps: TokenStoreDeps): TokenStore<P> {
-  const entries = new Map<string, Entry<P>>();
-  const maxTokens = deps.maxTokens ?? 10_000;
+/** [scope, digest of the filters, position, expiresAt ms] */
+type Sealed = [string, string, unknown, number];
 
-  /**
-   * Drops the expired tokens and those over maxTokens. Map iteration follows insertion order, and
-   * expiry grows with it: the loop stops at the first live token, so issuing costs O(1) amortised.
-   * An expired token that was dropped reads as unknown (400 'Invalid pageToken').
-   */
-  function evict(now: number): void {
-    for (const [token, entry] of entries) {
-      if (entries.size <= maxTokens && entry.expiresAt >= now) break;
-      entries.delete(token);
-    }
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 16);
+
+export function createTokenCodec<P>(deps: TokenCodecDeps<P>): TokenCodec<P> {
+  const key = createHash('sha256').update(`page-token:${deps.seed}`).digest();
+  const mac = (body: string) => createHmac('sha256', key).update(body).digest().subarray(0, MAC_BYTES);
+
+  function open(token: string): Sealed | undefined {
+    const dot = token.indexOf('.');
+    if (dot < 0) return undefined;
+    const body = token.slice(0, dot);
+    const given = Buffer.from(token.slice(dot + 1), 'base64url');
+    if (given.length !== MAC_BYTES || !timingSafeEqual(given, mac(body))) return undefined;
+    const sealed: unknown = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+    return Array.isArray(sealed) && sealed.length === 4 ? (sealed as Sealed) : undefined;
   }
 
   return {
     issue(scope, filterKey, position) {
-      const now = deps.clock.now();
-      const token = randomUUID();
-      evict(now);
-      entries.set(token, { scope, filterKey, position, expiresAt: now + deps.ttlMs });
-      if (entries.size > maxTokens) evict(now);
-      return token;
+      const sealed: Sealed = [scope, digest(filterKey), position, deps.clock.now() + deps.ttlMs];
+      const body = Buffer.from(JSON.stringify(sealed)).toString('base64url');
+      return `${body}.${mac(body).toString('base64url')}`;
     },
     resolve(token, scope, filterKey) {
-      const entry = entries.get(token);
-      if (!entry || entry.scope !== scope) throw badRequest('Invalid pageToken');
-      if (deps.clock.now() > entry.expiresAt) {
-        entries.delete(token);
-        throw badRequest('The pageToken has expired');
+      const sealed = open(token);
+      if (!sealed || sealed[0] !== scope || !deps.isPosition(sealed[2])) {
+        throw badRequest('Invalid pageToken');
       }
-      if (entry.filterKey !== filterKey) {
+      if (deps.clock.now() > sealed[3]) throw badRequest('The pageToken has expired');
+      if (sealed[1] !== digest(filterKey)) {
         throw badRequest('The pageToken does not match the query parameters it was issued for');
       }
-      return entry.position;
+      return sealed[2];
     },
-    size: () => entries.size,
   };
 }

@@ -14,6 +14,7 @@ import { parse } from 'yaml';
 import { demoServiceConfig } from '../../src/commands/demo-config.js';
 import { parseDuration } from '../../src/config/durations.js';
 import { loadConfig } from '../../src/config/index.js';
+import { SIMULATOR_NODE_OPTIONS } from '../../src/simulator/index.js';
 import { type CliProcess, spawnCli } from '../support/cli.js';
 import {
   eventually,
@@ -180,6 +181,8 @@ describe('docker-compose.yml', () => {
       '--public-url',
       'http://simulator:4010',
     ]);
+    // The heap settings the soak measured the simulator with (a flat RSS over weeks).
+    expect(simulator.environment?.NODE_OPTIONS).toBe(SIMULATOR_NODE_OPTIONS);
     // The image's HEALTHCHECK is the collector's (/healthz on 9464): the simulator needs its own.
     expect(simulator.healthcheck?.test.join(' ')).toContain('http://127.0.0.1:4010/');
     const offline = services['collector-offline']!;

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { SimulatorOptions } from '../../src/simulator/index.js';
+import { SIMULATOR_NODE_OPTIONS, type SimulatorOptions } from '../../src/simulator/index.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -13,14 +13,20 @@ export interface SimulatorProcess {
   close(): Promise<void>;
 }
 
-/** Starts the simulator in a child process (see sim-main.ts) and waits until it listens. */
+/** Starts the simulator in a child process (see sim-main.ts), with the options compose gives it, and waits until it listens. */
 export async function startSimulatorProcess(
   options: Omit<SimulatorOptions, 'clock' | 'port' | 'onError'> = {},
   clockMs?: number,
 ): Promise<SimulatorProcess> {
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', 'test/support/sim-main.ts', JSON.stringify({ options, clockMs })],
+    [
+      SIMULATOR_NODE_OPTIONS,
+      '--import',
+      'tsx',
+      'test/support/sim-main.ts',
+      JSON.stringify({ options, clockMs }),
+    ],
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const url = await new Promise<string>((resolve, reject) => {

@@ -22,6 +22,10 @@ export interface RewardSubject {
 /** Sort key and keyset position of one reward output: (endTimestamp, subject ordinal, period, output index). */
 export type RewardKey = readonly [end: number, ord: number, k: number, out: number];
 
+export function isRewardKey(value: unknown): value is RewardKey {
+  return Array.isArray(value) && value.length === 4 && value.every(Number.isSafeInteger);
+}
+
 interface Period {
   k: number;
   start: number;

@@ -29,6 +29,11 @@ export interface TxPage {
   nextBefore: number | undefined;
 }
 
+/** A keyset position of the transactions list (an index bound), as a page token carries it. */
+export function isTxPosition(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
 export interface TransactionSource {
   /** How many transactions of a network exist at `nowMs` (indices 0..count-1). */
   countAt(nowMs: number): number;

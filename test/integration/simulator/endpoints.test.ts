@@ -39,7 +39,7 @@ describe('simulator endpoints', () => {
     );
     expect(res.status).toBe(200);
     expect(res.body.transactions).toHaveLength(100);
-    expect(res.body.nextPageToken).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.body.nextPageToken).toMatch(/^[\w-]+\.[\w-]{22}$/);
     expect(res.body.transactions).toEqual(sim.truth.transactions().slice(0, 100));
     const mainnetChains = chainsByNetwork.mainnet.map((c) => c.chainId);
     let previous = Number.POSITIVE_INFINITY;

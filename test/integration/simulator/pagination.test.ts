@@ -132,6 +132,34 @@ describe('simulator pagination', () => {
     );
   });
 
+  it('refuses a token altered by a client, or sealed by a simulator of another seed', async () => {
+    const { sim } = await startTestSimulator({ initialTransactions: 50 });
+    const token = (await api(sim, '/v1/transactions?pageSize=10')).body.nextPageToken as string;
+    const [body, mac] = token.split('.') as [string, string];
+    // The same token with another position (20 instead of the sealed one) and the original MAC.
+    const sealed = JSON.parse(Buffer.from(body, 'base64url').toString());
+    const forged = Buffer.from(JSON.stringify([sealed[0], sealed[1], 20, sealed[3]])).toString('base64url');
+    expectError(await api(sim, `/v1/transactions?pageToken=${forged}.${mac}`), 400, 'Invalid pageToken');
+    const other = await startTestSimulator({ initialTransactions: 50, seed: 2 });
+    expectError(await api(other.sim, `/v1/transactions?pageToken=${token}`), 400, 'Invalid pageToken');
+  });
+
+  it('keeps no token: a simulator restarted with the same seed continues a page walk', async () => {
+    const { sim } = await startTestSimulator({ initialTransactions: 30 });
+    const first = await api(sim, '/v1/transactions?pageSize=20');
+    await sim.close();
+    const restarted = await startTestSimulator({ initialTransactions: 30 });
+    const rest = await api(
+      restarted.sim,
+      `/v1/transactions?pageSize=20&pageToken=${first.body.nextPageToken}`,
+    );
+    expect(rest.status).toBe(200);
+    const hashes = [...first.body.transactions, ...rest.body.transactions].map(
+      (tx: NativeTransaction) => tx.txHash,
+    );
+    expect(hashes).toEqual(restarted.sim.truth.transactions().map((tx) => tx.txHash));
+  });
+
   it('refuses a token after its lifetime, 24 hours by default', async () => {
     const { sim, clock } = await startTestSimulator();
     const a = (await api(sim, '/v1/transactions')).body.nextPageToken;
