@@ -30,7 +30,7 @@ import {
   startJobRun,
 } from '../../src/store/index.js';
 import * as pgSchema from '../../src/store/schema.pg.js';
-import { type Collector, evmExportPayload, startCollector } from '../support/collector.js';
+import { type Collector, evmExportPayload, retentionOnly, startCollector } from '../support/collector.js';
 import { runExports } from '../support/exports.js';
 import { schemaUrl, withPostgres } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
@@ -132,16 +132,7 @@ beforeAll(async () => {
   const pruned = await runHandler(
     'maintenance',
     maintenance,
-    {
-      retention: {
-        transactions: 'forever',
-        exportedTransactions: 'forever',
-        jobRuns: 'forever',
-        supplySnapshots: 'forever',
-        usageMetrics: 86_400_000,
-      },
-      batchSize: 100,
-    },
+    { retention: retentionOnly({ usageMetrics: 86_400_000 }), batchSize: 100 },
     deps,
   );
   expect(pruned.rowsRemoved.usage_metrics).toBeGreaterThan(0);

@@ -12,7 +12,7 @@ import type { Status } from '../../src/report/status.js';
 import { createManualClock } from '../../src/runtime/clock.js';
 import { finishJobRun, startJobRun } from '../../src/store/index.js';
 import { runCli } from '../support/cli.js';
-import { type Collector, evmExportPayload, startCollector } from '../support/collector.js';
+import { type Collector, evmExportPayload, retentionOnly, startCollector } from '../support/collector.js';
 import { runExports } from '../support/exports.js';
 import { databaseCreated, STORE, testDatabase } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
@@ -65,16 +65,7 @@ beforeAll(async () => {
   const pruned = await runHandler(
     'maintenance',
     maintenance,
-    {
-      retention: {
-        transactions: 'forever',
-        exportedTransactions: 'forever',
-        jobRuns: 500,
-        supplySnapshots: 'forever',
-        usageMetrics: 'forever',
-      },
-      batchSize: 100,
-    },
+    { retention: retentionOnly({ jobRuns: 500 }), batchSize: 100 },
     c.deps,
   );
   expect(pruned.status).toBe('succeeded');
