@@ -34,8 +34,10 @@ const pruners: Record<keyof RetentionConfig, Pruner> = {
 
 /**
  * Prunes every table whose retention is not `forever`, in batches, then lets the database reuse the
- * space. Each batch is counted as it commits (a run cut short still says what it removed): the run's
- * `rows_written` is the rows removed, the log line and `glacier_rows_pruned_total` give them per table.
+ * space. Each batch is counted as it commits (a run cut short still says what it removed: a shutdown
+ * stops it between two batches, and its failed `job_runs` row records the batches that committed):
+ * the run's `rows_removed` gives them per table, as do the log line and `glacier_rows_pruned_total`;
+ * its `rows_written` is their total (what it meant before `rows_removed` existed, kept so).
  */
 export const maintenance: JobHandler<MaintenancePayload> = async (payload, ctx) => {
   const now = ctx.clock.now();

@@ -24,7 +24,9 @@ export interface JobContext {
   countRows(n: number): void;
   /**
    * Counts rows a committed transaction deleted from `table` (the maintenance job's pruning): they
-   * add to the run's `rows_written` and to the `glacier_rows_pruned_total` counter of that table.
+   * add to the run's `rows_removed` for that table, to its `rows_written` (the total, as before the
+   * per-table column existed) and to the `glacier_rows_pruned_total` counter of that table. Call it
+   * right after each commit, as `countRows`: a run cut short still records what it deleted.
    */
   countRemoved(table: string, n: number): void;
   /** Progress of long work (a backfill, a download), for a terminal; a no-op elsewhere. */

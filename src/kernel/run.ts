@@ -42,7 +42,10 @@ export interface RunSummary {
   runId: number | undefined;
   status: 'succeeded' | 'failed';
   rowsWritten: number;
-  /** Rows deleted per table (the maintenance job), included in `rowsWritten`. */
+  /**
+   * Rows deleted per table (the maintenance job), included in `rowsWritten`: its `job_runs` row's
+   * `rows_removed` (NULL when empty), a failed run's too (what its committed batches deleted).
+   */
   rowsRemoved: Record<string, number>;
   requests: number;
   computeUnits: number;
@@ -168,6 +171,7 @@ export async function runHandler<P>(
         status: error ? 'failed' : 'succeeded',
         finishedAt: new Date(finished).toISOString(),
         rowsWritten,
+        rowsRemoved,
         requests: usage.requests,
         computeUnits: usage.computeUnits,
         error: error ? describe(error) : undefined,

@@ -30,11 +30,11 @@ export interface Status {
     /** False before the first run: no SQLite file, or no collector tables in PostgreSQL yet. */
     exists: boolean;
     /**
-     * Rows, bytes, oldest row kept and rows written per day of each table (storage.ts); `internal`:
-     * the collector's bookkeeping (export_claims, *_summaries), listed apart.
+     * Rows, bytes, oldest row kept and rows written and removed per day of each table
+     * (storage.ts); `internal`: the collector's bookkeeping (export_claims, *_summaries), listed apart.
      */
     tables: (TableStatus & { internal: boolean })[];
-    /** Rows the maintenance job removed per day over the last week. */
+    /** Rows the maintenance job removed per day over the last week, every table together. */
     prunedPerDay: number;
   };
   /** The service as Redis shows it (heartbeats, queue counts); null when not looked at. */
@@ -313,7 +313,7 @@ export function isInternalTable(name: string): boolean {
 function formatTables(database: Status['database']): string[] {
   const data = database.tables.filter((t) => !t.internal);
   const internal = database.tables.filter((t) => t.internal);
-  const out = [formatStorage({ tables: data, prunedPerDay: database.prunedPerDay })];
+  const out = [formatStorage(data)];
   if (internal.length > 0) {
     out.push(
       '',

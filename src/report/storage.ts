@@ -1,7 +1,8 @@
 /**
- * `status`'s view of the disk: per table its rows, bytes, the oldest row kept (retained tables) and
- * the rows written per day over the last week, from job_runs' rows_written (each job names the table
- * it grows), never a scan of the big tables; and what the maintenance job pruned per day.
+ * `status`'s view of the disk: per table its rows, bytes, the oldest row kept (retained tables), and
+ * the rows written and removed per day over the last week, from job_runs (rows_written: each job
+ * names the table it grows; rows_removed: the maintenance job's deletions per table), never a scan
+ * of the big tables.
  */
 import type { JobList } from '../kernel/index.js';
 import {
@@ -26,12 +27,28 @@ export interface TableStatus {
   oldestKept?: string | undefined;
   /** Rows its jobs wrote per day, averaged over the last week (or since their first run in it). */
   writtenPerDay?: number | undefined;
+  /**
+   * Rows removed from it per day over the same window (the maintenance job's runs, since their
+   * first in it); undefined when none were. Runs recorded before `rows_removed` existed add nothing.
+   */
+  removedPerDay?: number | undefined;
 }
 
 export interface StorageStatus {
   tables: TableStatus[];
-  /** Rows the maintenance job removed per day over the same window. */
+  /**
+   * Rows the maintenance job removed per day over the same window, every table together: from its
+   * runs' rows_written, so runs recorded before `rows_removed` existed count too.
+   */
   prunedPerDay: number;
+}
+
+/** Rows and the earliest run counted, per table. */
+type Tally = Map<string, { rows: number; since: string }>;
+
+function tally(into: Tally, table: string, rows: number, from: string): void {
+  const g = into.get(table);
+  into.set(table, { rows: (g?.rows ?? 0) + rows, since: g && g.since < from ? g.since : from });
 }
 
 export async function collectStorage(jobs: JobList, store: Store, now: Date): Promise<StorageStatus> {
@@ -45,34 +62,34 @@ export async function collectStorage(jobs: JobList, store: Store, now: Date): Pr
   const perDay = (n: number, from: string) =>
     // At least a day: a database a few hours old shows what it got so far, not an extrapolation.
     n / Math.max(1, Math.min(GROWTH_DAYS, (now.getTime() - Date.parse(from)) / DAY_MS));
-  const tableOf = new Map(jobs.map((j) => [j.name, j.table]));
-  const growth = new Map<string, { rows: number; since: string }>();
-  const add = (table: string, rows: number, from: string) => {
-    const g = growth.get(table);
-    growth.set(table, { rows: (g?.rows ?? 0) + rows, since: g && g.since < from ? g.since : from });
+  const rate = (t: Tally, table: string) => {
+    const g = t.get(table);
+    return g ? Math.round(perDay(g.rows, g.since)) : undefined;
   };
+  const tableOf = new Map(jobs.map((j) => [j.name, j.table]));
+  const growth: Tally = new Map();
+  const removal: Tally = new Map();
   let pruned = 0;
   let prunedSince: string | undefined;
   for (const w of written) {
-    add('job_runs', w.runs, w.since);
+    tally(growth, 'job_runs', w.runs, w.since);
     const table = tableOf.get(w.job);
-    if (table) add(table, w.rowsWritten, w.since);
+    if (table) tally(growth, table, w.rowsWritten, w.since);
+    for (const [removedFrom, n] of Object.entries(w.rowsRemoved)) tally(removal, removedFrom, n, w.since);
     if (w.job === 'maintenance') {
       pruned = w.rowsWritten;
       prunedSince = w.since;
     }
   }
   return {
-    tables: counts.map(({ table, rows }) => {
-      const g = growth.get(table);
-      return {
-        table,
-        rows,
-        bytes: sizes.get(table),
-        oldestKept: oldest[table],
-        writtenPerDay: g ? Math.round(perDay(g.rows, g.since)) : undefined,
-      };
-    }),
+    tables: counts.map(({ table, rows }) => ({
+      table,
+      rows,
+      bytes: sizes.get(table),
+      oldestKept: oldest[table],
+      writtenPerDay: rate(growth, table),
+      removedPerDay: rate(removal, table),
+    })),
     prunedPerDay: prunedSince ? Math.round(perDay(pruned, prunedSince)) : 0,
   };
 }
@@ -90,19 +107,29 @@ export function formatBytes(n: number | undefined): string {
   return u === 0 ? `${v} B` : `${v.toFixed(1)} ${units[u]}`;
 }
 
-/** The table of `status`: rows, size, oldest row kept, rows written per day; then what was pruned. */
-export function formatStorage(s: StorageStatus): string {
+/**
+ * The table of `status`: rows, size, oldest row kept, rows written per day (`-`: no job writing the
+ * table ran in the window) and removed per day (blank: nothing was removed from it).
+ */
+export function formatStorage(tables: readonly TableStatus[]): string {
   const count = (n: number | undefined) => (n === undefined ? '-' : n.toLocaleString('en'));
-  const table = formatTable(
-    ['table', 'rows', 'size', 'oldest kept', `written/day (${GROWTH_DAYS} d)`],
-    s.tables.map((t) => [
+  return formatTable(
+    [
+      'table',
+      'rows',
+      'size',
+      'oldest kept',
+      `written/day (${GROWTH_DAYS} d)`,
+      `removed/day (${GROWTH_DAYS} d)`,
+    ],
+    tables.map((t) => [
       t.table,
       count(t.rows),
       formatBytes(t.bytes),
       t.oldestKept ? `${t.oldestKept.slice(0, 19).replace('T', ' ')}Z` : '',
       count(t.writtenPerDay),
+      t.removedPerDay === undefined ? '' : count(t.removedPerDay),
     ]),
-    { right: [1, 2, 4] },
+    { right: [1, 2, 4, 5] },
   );
-  return `${table}\npruned by maintenance: ${count(s.prunedPerDay)} rows/day (${GROWTH_DAYS} d)`;
 }

@@ -6,6 +6,8 @@ export interface JobRunResult {
   status: 'succeeded' | 'failed';
   finishedAt: string;
   rowsWritten: number;
+  /** Rows deleted per table (the maintenance job); stored as JSON, NULL when empty. */
+  rowsRemoved?: Readonly<Record<string, number>> | undefined;
   requests: number;
   computeUnits: number;
   error?: string | undefined;
@@ -25,18 +27,25 @@ export async function startJobRun(sql: Sql, job: string, scope: string, startedA
 
 export async function finishJobRun(sql: Sql, id: number, result: JobRunResult): Promise<void> {
   await sql.run(
-    `UPDATE job_runs SET status = ?, finished_at = ?, rows_written = ?, requests = ?, compute_units = ?, error = ?
+    `UPDATE job_runs SET status = ?, finished_at = ?, rows_written = ?, rows_removed = ?, requests = ?,
+       compute_units = ?, error = ?
      WHERE id = ?`,
     [
       result.status,
       result.finishedAt,
       result.rowsWritten,
+      removedJson(result.rowsRemoved),
       result.requests,
       result.computeUnits,
       result.error ?? null,
       id,
     ],
   );
+}
+
+/** `rows_removed`: the tables a run deleted from, or NULL (SQL's "nothing") for a run that deleted nothing. */
+function removedJson(removed: JobRunResult['rowsRemoved']): string | null {
+  return removed && Object.keys(removed).length > 0 ? JSON.stringify(removed) : null;
 }
 
 /**

@@ -23,8 +23,9 @@ import {
  *   (it is the key, and its precision is the API's); dates (`first_date`, `next_date`:
  *   YYYY-MM-DD) stay text.
  * - Raw JSON kept as sent (rewards.addresses, export_operations.request and status_history,
- *   sync_state.cursor) is `jsonb`: it reads back as equivalent JSON, not the same text (keys
- *   reordered, whitespace normalized), so compare it parsed.
+ *   sync_state.cursor), and the collector's own (job_runs.rows_removed), is `jsonb`: it reads back
+ *   as equivalent JSON, not the same text (keys reordered, whitespace normalized), so compare it
+ *   parsed.
  * - INTEGER is `bigint` (counts, sizes, Unix times, ids), except small enumerations and
  *   denominations (`tx_type`, `*_decimals`, `asset_denomination`): `integer`. REAL is `double
  *   precision`.
@@ -312,6 +313,7 @@ export const jobRuns = pgTable(
     requests: int8('requests').notNull().default(0),
     computeUnits: int8('compute_units').notNull().default(0),
     error: text('error'),
+    rowsRemoved: jsonb('rows_removed'),
   },
   (t) => [
     index('job_runs_job_started_idx').on(t.job, t.startedAt),

@@ -365,6 +365,11 @@ export const jobRuns = sqliteTable(
     requests: integer('requests').notNull().default(0),
     computeUnits: integer('compute_units').notNull().default(0),
     error: text('error'),
+    /**
+     * JSON object, table name → rows the run deleted from it (the maintenance job's pruning, counted
+     * batch by batch as each commits); NULL for a run that removed nothing (every other job).
+     */
+    rowsRemoved: text('rows_removed'),
   },
   (t) => [
     index('job_runs_job_started_idx').on(t.job, t.startedAt),

@@ -1,6 +1,6 @@
 /**
  * Where the disk goes, for `status`: each table's size, the oldest row each retained table keeps,
- * and what the runs of the last days wrote (from job_runs, not a scan of the big tables).
+ * and what the runs of the last days wrote and removed (from job_runs, not a scan of the big tables).
  */
 import { statementsOf } from './dialects/index.js';
 import type { Sql } from './sql.js';
@@ -65,13 +65,19 @@ export interface RunsWritten {
   job: string;
   runs: number;
   rowsWritten: number;
+  /** Rows the runs deleted, per table (`rows_removed`; runs recorded before it existed add nothing). */
+  rowsRemoved: Record<string, number>;
   /** The earliest run counted, ISO-8601 UTC. */
   since: string;
 }
 
-/** Per job, the runs started since `sinceIso` and the rows they wrote (job_runs_job_started_idx, per job). */
+/**
+ * Per job, the runs started since `sinceIso`, the rows they wrote and those they removed per table
+ * (job_runs_job_started_idx, per job).
+ */
 export async function readRunsWrittenSince(sql: Sql, sinceIso: string): Promise<RunsWritten[]> {
   const jobs = await sql.all<{ job: string }>('SELECT job FROM job_summaries ORDER BY job');
+  const removedText = statementsOf(sql).sumRowsRemoved('job_runs.job = ? AND job_runs.started_at >= ?');
   const out: RunsWritten[] = [];
   for (const { job } of jobs) {
     const row = await sql.get<{ runs: number; rows: number | string | null; since: string | null }>(
@@ -80,7 +86,14 @@ export async function readRunsWrittenSince(sql: Sql, sinceIso: string): Promise<
       [job, sinceIso],
     );
     if (row && Number(row.runs) > 0 && row.since) {
-      out.push({ job, runs: Number(row.runs), rowsWritten: Number(row.rows ?? 0), since: row.since });
+      const removed = await sql.all<{ table: string; rows: number | string }>(removedText, [job, sinceIso]);
+      out.push({
+        job,
+        runs: Number(row.runs),
+        rowsWritten: Number(row.rows ?? 0),
+        rowsRemoved: Object.fromEntries(removed.map((r) => [r.table, Number(r.rows)])),
+        since: row.since,
+      });
     }
   }
   return out;

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { maintenanceJob } from '../../jobs/maintenance.js';
+import { maintenance, maintenanceJob } from '../../jobs/maintenance.js';
 import { supplyJob } from '../../jobs/supply.js';
 import { transactionsJob } from '../../jobs/transactions.js';
 import { usageMetricsJob } from '../../jobs/usage-metrics.js';
 import type { Config } from '../../src/config/index.js';
 import { storeLocation } from '../../src/config/index.js';
-import { type Job, type RunSummary, runJob } from '../../src/kernel/index.js';
+import { type Job, type RunSummary, runHandler, runJob } from '../../src/kernel/index.js';
 import { openStore, pruneTransactions, startJobRun, upsertTransactions } from '../../src/store/index.js';
 import { type Collector, configOf, evmExportPayload, startCollector } from '../support/collector.js';
 import { count, runExportsPass } from '../support/exports.js';
@@ -52,6 +52,19 @@ async function run(c: Collector, job: Job, config: Config): Promise<RunSummary> 
 }
 
 const rows = (c: Collector, sql: string) => c.store.all<Record<string, unknown>>(sql);
+
+/** A run's `job_runs` row: rows_written, and rows_removed parsed (SQLite's text and PostgreSQL's jsonb alike). */
+async function recordedRun(c: Collector, runId: number | undefined) {
+  const row = await c.store.get<{ status: string; rows_written: number; rows_removed: string | null }>(
+    'SELECT status, rows_written, rows_removed FROM job_runs WHERE id = ?',
+    [runId],
+  );
+  return {
+    status: row?.status,
+    rowsWritten: row?.rows_written,
+    rowsRemoved: row?.rows_removed == null ? null : (JSON.parse(row.rows_removed) as Record<string, number>),
+  };
+}
 
 /** Every summary the metrics read, against the same figures recounted from the tables. */
 async function expectSummariesExact(c: Collector): Promise<void> {
@@ -156,13 +169,34 @@ describe('maintenance job', () => {
     // Three runs of every job are older than a day, but each job's latest success stays.
     expect(summary.rowsRemoved.job_runs).toBe(before.runs);
     expect(summary.rowsWritten).toBe(Object.values(summary.rowsRemoved).reduce((a, b) => a + b, 0));
-    const [recorded] = await rows(c, `SELECT rows_written FROM job_runs WHERE id = ${summary.runId}`);
-    expect(recorded?.rows_written).toBe(summary.rowsWritten);
+    // Its job_runs row: per table what it deleted, and their total in rows_written.
+    expect(await recordedRun(c, summary.runId)).toEqual({
+      status: 'succeeded',
+      rowsWritten: summary.rowsWritten,
+      rowsRemoved: {
+        transactions: before.old,
+        job_runs: before.runs,
+        supply_snapshots: before.supply,
+        usage_metrics: before.usage,
+      },
+    });
+    // The other jobs' runs removed nothing: NULL.
+    expect(
+      await count(
+        c,
+        "SELECT count(*) AS n FROM job_runs WHERE job <> 'maintenance' AND rows_removed IS NOT NULL",
+      ),
+    ).toBe(0);
     await expectSummariesExact(c);
 
-    // A second run has nothing left to do.
+    // A second run has nothing left to do: NULL too.
     const again = await run(c, maintenanceJob, config);
     expect(again.rowsWritten).toBe(0);
+    expect(await recordedRun(c, again.runId)).toEqual({
+      status: 'succeeded',
+      rowsWritten: 0,
+      rowsRemoved: null,
+    });
     await expectSummariesExact(c);
   });
 
@@ -255,6 +289,64 @@ describe('maintenance job', () => {
     // Of the transactions job's two runs the older goes (the newer is its latest success); supply's
     // older run goes too.
     expect(summary.rowsRemoved).toEqual({ job_runs: 2 });
+    expect((await recordedRun(c, summary.runId)).rowsRemoved).toEqual({ job_runs: 2 });
+    await expectSummariesExact(c);
+  });
+
+  it('a run cut short between two batches records, per table, what its committed batches removed', async () => {
+    const c = await setup({ sim: { txPerMinute: 120 } });
+    const config = configWith({ transactions: '1d', usageMetrics: '2d' });
+    for (let i = 0; i < 5; i++) {
+      await run(c, transactionsJob, config);
+      await run(c, usageMetricsJob, config);
+      c.clock.advance(6 * HOUR);
+    }
+    const tables = ['transactions', 'usage_metrics'] as const;
+    const counts = async () =>
+      Object.fromEntries(
+        await Promise.all(tables.map(async (t) => [t, await count(c, `SELECT count(*) AS n FROM ${t}`)])),
+      ) as Record<(typeof tables)[number], number>;
+    const before = await counts();
+    const oldUsage = await count(
+      c,
+      'SELECT count(*) AS n FROM usage_metrics WHERE bucket_timestamp < ?',
+      (c.clock.now() - 2 * DAY) / 1000,
+    );
+    const batchSize = 10;
+    expect(oldUsage).toBeGreaterThan(2 * batchSize);
+
+    // The shutdown's abort, once the first batch of usage_metrics has committed (transactions are done).
+    const shutdown = new AbortController();
+    const payload = { retention: config.retention, batchSize };
+    const cut = await runHandler(
+      'maintenance',
+      (p: typeof payload, ctx) =>
+        maintenance(p, {
+          ...ctx,
+          countRemoved: (table, n) => {
+            ctx.countRemoved(table, n);
+            if (table === 'usage_metrics') shutdown.abort();
+          },
+        }),
+      payload,
+      c.deps,
+      { signal: shutdown.signal },
+    );
+    expect(cut.status).toBe('failed');
+    const after = await counts();
+    const deleted = { transactions: before.transactions - after.transactions, usage_metrics: batchSize };
+    expect(before.usage_metrics - after.usage_metrics).toBe(batchSize);
+    expect(deleted.transactions).toBeGreaterThan(batchSize);
+    expect(cut.rowsRemoved).toEqual(deleted);
+    expect(await recordedRun(c, cut.runId)).toEqual({
+      status: 'failed',
+      rowsWritten: deleted.transactions + batchSize,
+      rowsRemoved: deleted,
+    });
+
+    // The next run removes the rest, and says so.
+    const rest = await runHandler('maintenance', maintenance, payload, c.deps);
+    expect((await recordedRun(c, rest.runId)).rowsRemoved).toEqual({ usage_metrics: oldUsage - batchSize });
     await expectSummariesExact(c);
   });
 });

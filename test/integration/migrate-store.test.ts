@@ -4,6 +4,7 @@ import { getTableColumns, getTableName, is } from 'drizzle-orm';
 import { PgJsonb, PgTable } from 'drizzle-orm/pg-core';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maintenance } from '../../jobs/maintenance.js';
 import { rewards } from '../../jobs/rewards.js';
 import { signatures } from '../../jobs/signatures.js';
 import { supply } from '../../jobs/supply.js';
@@ -29,7 +30,7 @@ import {
   startJobRun,
 } from '../../src/store/index.js';
 import * as pgSchema from '../../src/store/schema.pg.js';
-import { type Collector, evmExportPayload, startCollector } from '../support/collector.js';
+import { type Collector, evmExportPayload, retentionOnly, startCollector } from '../support/collector.js';
 import { runExports } from '../support/exports.js';
 import { schemaUrl, withPostgres } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
@@ -127,6 +128,14 @@ beforeAll(async () => {
   await runHandler('usage-metrics', usageMetrics, usagePayload, deps);
   c.sim.setFaults({ endpoints: { supply: { plan: [{ status: 401 }] } } });
   expect((await runHandler('supply', supply, {}, deps)).status).toBe('failed');
+  // A maintenance run: its job_runs row holds rows_removed (JSON), the other runs NULL there.
+  const pruned = await runHandler(
+    'maintenance',
+    maintenance,
+    { retention: retentionOnly({ usageMetrics: 86_400_000 }), batchSize: 100 },
+    deps,
+  );
+  expect(pruned.rowsRemoved.usage_metrics).toBeGreaterThan(0);
   // As the service does after an exports run (src/metrics): runHandler alone leaves them to it.
   await refreshExportSummaries(source);
 }, 60_000);
@@ -221,6 +230,10 @@ describe('copyStore', () => {
       expect(sourceCounts[getTableName(table)], getTableName(table)).toBeGreaterThan(0);
     expect(sourceCounts.rewards).toBeGreaterThan(20);
     expect(sourceCounts.reward_prices).toBeGreaterThan(0);
+    // A run with rows_removed and runs without: both are copied as they are (compared parsed: jsonb).
+    expect(
+      await source.all<{ job: string }>('SELECT job FROM job_runs WHERE rows_removed IS NOT NULL'),
+    ).toEqual([{ job: 'maintenance' }]);
 
     const pg = await open(schemaUrl(await postgresSchema()));
     // Interrupted after two batches of rewards: what it committed stays, with its summaries.

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maintenance } from '../../jobs/maintenance.js';
 import { rewards } from '../../jobs/rewards.js';
 import { supply } from '../../jobs/supply.js';
 import { demoAddress } from '../../src/commands/demo-config.js';
@@ -9,8 +10,9 @@ import { runHandler } from '../../src/kernel/index.js';
 import { readCron } from '../../src/queue/schedule.js';
 import type { Status } from '../../src/report/status.js';
 import { createManualClock } from '../../src/runtime/clock.js';
+import { finishJobRun, startJobRun } from '../../src/store/index.js';
 import { runCli } from '../support/cli.js';
-import { type Collector, evmExportPayload, startCollector } from '../support/collector.js';
+import { type Collector, evmExportPayload, retentionOnly, startCollector } from '../support/collector.js';
 import { runExports } from '../support/exports.js';
 import { databaseCreated, STORE, testDatabase } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
@@ -22,6 +24,10 @@ let c: Collector;
 let dir: string;
 let cleanup: () => void;
 let env: Record<string, string>;
+/** What the maintenance run removed from job_runs. */
+let runsRemoved: number;
+/** rows_written of a maintenance run recorded as before rows_removed existed (NULL there). */
+const OLD_MAINTENANCE_ROWS = 7;
 
 beforeAll(async () => {
   // Runs happen "now", so that they count in today's compute units.
@@ -45,6 +51,27 @@ beforeAll(async () => {
   );
   // An export left running: the simulator's operations finish only when its clock moves on.
   await runExports(c.deps, { ...evmExportPayload(join(dir, 'exports')), wait: false });
+  // A maintenance run of an older version (rows_removed NULL), two runs of a job, then a maintenance
+  // run that prunes job_runs: the older of the two goes (a job's latest success stays).
+  const at = () => new Date(c.clock.now()).toISOString();
+  const finished = { status: 'succeeded' as const, requests: 0, computeUnits: 0 };
+  const old = await startJobRun(c.store, 'maintenance', 'all', at());
+  await finishJobRun(c.store, old, { ...finished, finishedAt: at(), rowsWritten: OLD_MAINTENANCE_ROWS });
+  for (let i = 0; i < 2; i++) {
+    const id = await startJobRun(c.store, 'probe', 'all', at());
+    await finishJobRun(c.store, id, { ...finished, finishedAt: at(), rowsWritten: 0 });
+  }
+  c.clock.advance(1_000);
+  const pruned = await runHandler(
+    'maintenance',
+    maintenance,
+    { retention: retentionOnly({ jobRuns: 500 }), batchSize: 100 },
+    c.deps,
+  );
+  expect(pruned.status).toBe('succeeded');
+  runsRemoved = pruned.rowsRemoved.job_runs ?? 0;
+  expect(runsRemoved).toBeGreaterThan(0);
+  expect(Object.keys(pruned.rowsRemoved)).toEqual(['job_runs']);
   const configPath = join(dir, 'glacier-collector.json');
   writeFileSync(
     configPath,
@@ -109,7 +136,13 @@ describe('status', () => {
     expect(table('job_runs').oldestKept).toBe(
       (await c.store.get<{ v: string }>('SELECT min(started_at) AS v FROM job_runs'))!.v,
     );
-    expect(status.database.prunedPerDay).toBe(0);
+    // Removed per day per table, from rows_removed; every table together from rows_written (the
+    // older run's too, which has no per-table figures).
+    expect(table('job_runs').removedPerDay).toBe(runsRemoved);
+    expect(status.database.tables.filter((t) => t.removedPerDay !== undefined).map((t) => t.table)).toEqual([
+      'job_runs',
+    ]);
+    expect(status.database.prunedPerDay).toBe(runsRemoved + OLD_MAINTENANCE_ROWS);
 
     const byJob = new Map(status.jobs.map((j) => [j.job, j]));
     expect([...byJob.keys()]).toEqual(['supply', 'rewards', 'usage-metrics', 'signatures', 'maintenance']);
@@ -165,8 +198,17 @@ describe('status', () => {
     expect(r.stdout).toContain('usage-metrics failed: upstream said no: caused by 403 Forbidden');
     expect(r.stdout).toMatch(/compute units today \(\d{4}-\d{2}-\d{2} UTC\): [\d,]+ of 50,000 \(/);
     expect(r.stdout).toContain('exports in flight: 1');
+    expect(r.stdout).toMatch(
+      /^table\s+rows\s+size\s+oldest kept\s+written\/day \(7 d\)\s+removed\/day \(7 d\)$/m,
+    );
     expect(r.stdout).toMatch(/^rewards\s+[\d,]+\s+[\d.]+ (B|KiB|MiB)\s+[\d,]+$/m);
-    expect(r.stdout).toContain('pruned by maintenance: 0 rows/day (7 d)');
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^job_runs\\s+[\\d,]+\\s+[\\d.]+ (B|KiB|MiB)\\s+\\S+ \\S+Z\\s+[\\d,]+\\s+${runsRemoved}$`,
+        'm',
+      ),
+    );
+    expect(r.stdout).not.toContain('pruned by maintenance');
   });
 
   it('reports a database that does not exist yet without creating it', async () => {

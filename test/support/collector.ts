@@ -1,6 +1,13 @@
 import { Agent } from 'undici';
 import type { ExportsPayload } from '../../jobs/exports.js';
-import { type Config, type ExportWindow, loadConfig } from '../../src/config/index.js';
+import {
+  type Config,
+  type ExportWindow,
+  FOREVER,
+  loadConfig,
+  RETAINED_TABLES,
+  type RetentionConfig,
+} from '../../src/config/index.js';
 import { exportsJobSchema } from '../../src/config/schema.js';
 import type { RunDeps } from '../../src/kernel/index.js';
 import { createManualClock, type ManualClock } from '../../src/runtime/clock.js';
@@ -113,6 +120,12 @@ export function evmExportPayload(
     maxWait: 60_000,
     wait: true,
   };
+}
+
+/** A maintenance payload's retention: every table kept `forever` but those given (milliseconds). */
+export function retentionOnly(kept: Partial<RetentionConfig>): RetentionConfig {
+  const all = Object.fromEntries(Object.keys(RETAINED_TABLES).map((key) => [key, FOREVER]));
+  return { ...all, ...kept } as RetentionConfig;
 }
 
 /** A config from a config file's content, with no environment: what a test's jobs run with. */

@@ -89,6 +89,7 @@ const JSONB = new Set([
   'export_operations.status_history',
   'exported_transactions.extra',
   'sync_state.cursor',
+  'job_runs.rows_removed',
 ]);
 
 /** INTEGER columns that stay int4: small enumerations and denominations. */

@@ -39,6 +39,11 @@ export interface DialectStatements {
   hasTable(sql: Sql, name: string): Promise<boolean>;
   /** Bytes per table, its indexes included; empty where the database cannot tell. */
   tableSizes(sql: Sql): Promise<Map<string, number>>;
+  /**
+   * A SELECT of `"table"` and `rows`: the sums, per key, of `job_runs.rows_removed` (a JSON object
+   * of counts; NULL adds nothing) over the runs matching `where`.
+   */
+  sumRowsRemoved(where: string): string;
   /** A DELETE of at most `?` (the last parameter) rows of `table` matching `where`, locking no more. */
   deleteBatch(table: string, where: string): string;
   /** Lets the database reuse the space of deleted rows of `tables`, without a long lock. */

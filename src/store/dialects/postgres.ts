@@ -114,6 +114,11 @@ export const postgresStatements: DialectStatements = {
     return new Map(rows.map((r) => [r.name, Number(r.bytes)]));
   },
 
+  // jsonb_each_text of NULL is no row; its values are text.
+  sumRowsRemoved: (where) =>
+    `SELECT e.key AS "table", sum(e.value::bigint) AS rows FROM job_runs, jsonb_each_text(job_runs.rows_removed) e
+     WHERE ${where} GROUP BY e.key`,
+
   // Rows another transaction holds are skipped, not waited for: the next run prunes them.
   deleteBatch: (table, where) =>
     `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${where} LIMIT ? FOR UPDATE SKIP LOCKED))`,

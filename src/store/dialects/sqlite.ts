@@ -132,6 +132,11 @@ export const sqliteStatements: DialectStatements = {
     return sizes;
   },
 
+  // json_each of NULL is no row.
+  sumRowsRemoved: (where) =>
+    `SELECT e.key AS "table", sum(e.value) AS rows FROM job_runs, json_each(job_runs.rows_removed) e
+     WHERE ${where} GROUP BY e.key`,
+
   deleteBatch: (table, where) =>
     `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${where} LIMIT ?)`,
 
