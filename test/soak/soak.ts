@@ -10,7 +10,7 @@
  *   active (the scheduler's no-overlap rule: a second-long run on a loaded machine, not a fault);
  * - SIGTERM does not end the collector with exit code 0.
  *
- * `npm run test:soak [-- --minutes 10] [--warmup-seconds 0] [--sample-seconds 5] [--json report.json]` (STORE=postgres for
+ * `npm run test:soak [-- --minutes 10] [--warmup-seconds 0] [--sample-seconds 5] [--retention 2m] [--json report.json]` (STORE=postgres for
  * PostgreSQL); test/soak/soak.test.ts runs a short one in the fault suite.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -54,8 +54,13 @@ export interface SoakOptions {
   warmupMs?: number;
   /** @defaultValue durationMs / 60, within 1 to 10 s */
   sampleMs?: number;
-  /** Judge the database size too (once retention bounds it). @defaultValue false: reported only */
-  expectDatabaseFlat?: boolean;
+  /**
+   * A retention (e.g. `2m`) for the tables the soak fills and that allow one that short
+   * (transactions, supply snapshots; job_runs' floor is a day), with the maintenance job every
+   * MAINTENANCE_PERIOD_S: the database size is then judged too, as it must level off.
+   * @defaultValue none: every table kept, the size reported only
+   */
+  retention?: string;
   /** Progress lines. @defaultValue none */
   log?: (line: string) => void;
 }
@@ -101,6 +106,8 @@ export interface SeriesVerdict {
 
 export interface SoakReport {
   store: 'sqlite' | 'postgres';
+  /** The soak's retention (SoakOptions.retention), if any. */
+  retention?: string | undefined;
   durationMs: number;
   warmupMs: number;
   runs: number;
@@ -193,17 +200,33 @@ const SERIES: SeriesSpec[] = [
     envelope: true,
   },
 ];
+/** The maintenance job's period (seconds) in a soak with `retention`. */
+export const MAINTENANCE_PERIOD_S = 10;
+
 /** BullMQ's retention (src/queue/jobs.ts): completed and failed jobs kept at most. */
 const KEPT_JOBS_CAP = 2_000 + 2_000;
 
-function soakConfig(exportsDirectory: string) {
+/** Period in seconds per job: SOAK_PERIODS, and the maintenance job's in a soak with retention. */
+function periodsOf(retention: string | undefined): Readonly<Record<string, number>> {
+  return retention ? { ...SOAK_PERIODS, maintenance: MAINTENANCE_PERIOD_S } : SOAK_PERIODS;
+}
+
+function soakConfig(exportsDirectory: string, retention: string | undefined) {
   const base = demoFileConfig();
+  const periods = periodsOf(retention);
   const every = (job: string) => {
-    const period = SOAK_PERIODS[job] as number;
+    const period = periods[job] as number;
     return { schedule: period === 1 ? '* * * * * *' : `*/${period} * * * * *` };
   };
   const j = base.jobs;
+  const pruned = retention
+    ? {
+        retention: { transactions: retention, supplySnapshots: retention },
+        maintenance: every('maintenance'),
+      }
+    : undefined;
   return {
+    ...(pruned ? { retention: pruned.retention } : {}),
     jobs: {
       supply: { ...j.supply, ...every('supply') },
       transactions: { ...j.transactions, ...every('transactions') },
@@ -211,6 +234,7 @@ function soakConfig(exportsDirectory: string) {
       usageMetrics: { ...j.usageMetrics, ...every('usage-metrics') },
       signatures: { ...j.signatures, ...every('signatures') },
       exports: { ...j.exports, ...every('exports'), directory: exportsDirectory },
+      ...(pruned ? { maintenance: pruned.maintenance } : {}),
     },
     // The simulator's key has no per-minute limit; the collector's budget must not hold runs back either.
     budget: { tier: 'Pro', computeUnitsPerMinute: 100_000_000, computeUnitsPerDay: 1_000_000_000 },
@@ -387,7 +411,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
       exports: { runningMs: 2_000, rowsPerDay: 200 },
     });
     const configPath = join(db.dir, 'soak.json');
-    writeFileSync(configPath, JSON.stringify(soakConfig(join(db.dir, 'exports'))));
+    writeFileSync(configPath, JSON.stringify(soakConfig(join(db.dir, 'exports'), options.retention)));
     const metricsPort = await freePort();
     const metricsUrl = `http://127.0.0.1:${metricsPort}`;
     collector = spawnCollector({
@@ -488,7 +512,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     for (const r of rows) runsPerJob[r.job] = (runsPerJob[r.job] ?? 0) + 1;
     const from = readyAt + Math.max(10_000, warmupMs, durationMs / 10);
     const to = stoppedAt - 5_000;
-    for (const [job, period] of Object.entries(SOAK_PERIODS)) {
+    for (const [job, period] of Object.entries(periodsOf(options.retention))) {
       const ran = rows.filter((r) => {
         const at = Date.parse(r.started_at);
         return r.job === job && at >= from && at <= to;
@@ -508,12 +532,12 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     const judgement = judgeSeries(samplesTaken, {
       durationMs,
       warmupMs,
-      expectDatabaseFlat: options.expectDatabaseFlat,
+      expectDatabaseFlat: options.retention !== undefined,
     });
     const series = judgement.series;
     problems.push(...judgement.problems);
     for (const [job, n] of Object.entries(skippedPerJob)) {
-      const fired = slotsBetween(SOAK_PERIODS[job] ?? 1, readyAt, stoppedAt);
+      const fired = slotsBetween(periodsOf(options.retention)[job] ?? 1, readyAt, stoppedAt);
       if (n > Math.max(1, fired / 100)) {
         problems.push(`${job}: ${n} of ${fired} slots skipped (its previous run still active), more than 1%`);
       }
@@ -524,6 +548,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
 
     return {
       store: isPostgresUrl(db.location) ? 'postgres' : 'sqlite',
+      retention: options.retention,
       durationMs,
       warmupMs,
       runs: rows.length,
@@ -555,7 +580,7 @@ function format(value: number, unit: 'bytes' | 'count'): string {
 /** The report as a table: one line per series, then the verdict. */
 export function formatSoakReport(report: SoakReport): string {
   const lines = [
-    `soak on ${report.store}: ${(report.durationMs / 60_000).toFixed(1)} min${report.warmupMs ? ` after ${report.warmupMs / 1000} s of warm-up` : ''}, ${report.runs} runs (${Object.entries(
+    `soak on ${report.store}${report.retention ? ` with a retention of ${report.retention}` : ''}: ${(report.durationMs / 60_000).toFixed(1)} min${report.warmupMs ? ` after ${report.warmupMs / 1000} s of warm-up` : ''}, ${report.runs} runs (${Object.entries(
       report.runsPerJob,
     )
       .map(([job, n]) => `${job} ${n}`)
@@ -586,7 +611,7 @@ async function main(): Promise<void> {
       'sample-seconds': { type: 'string' },
       'warmup-seconds': { type: 'string', default: '0' },
       json: { type: 'string' },
-      'expect-database-flat': { type: 'boolean', default: false },
+      retention: { type: 'string' },
     },
   });
   const minutes = Number(values.minutes);
@@ -596,7 +621,7 @@ async function main(): Promise<void> {
     durationMs: minutes * 60_000,
     warmupMs: Number(values['warmup-seconds']) * 1000,
     ...(values['sample-seconds'] ? { sampleMs: Number(values['sample-seconds']) * 1000 } : {}),
-    expectDatabaseFlat: values['expect-database-flat'],
+    ...(values.retention ? { retention: values.retention } : {}),
     log: (line) => console.log(line),
   });
   process.stdout.write(formatSoakReport(report));
