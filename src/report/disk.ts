@@ -91,7 +91,7 @@ export function estimateDisk(
 export const STORE_NAMES: Readonly<Record<Dialect, string>> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
 
 /** "1.0 MiB–1.0 GiB", or one figure when steady and worst agree (as `plan`'s CU/run). */
-function range(r: Range): string {
+export function formatByteRange(r: Range): string {
   const steady = formatBytes(Math.round(r.steady));
   const worst = formatBytes(Math.round(r.worst));
   return steady === worst ? worst : `${steady}–${worst}`;
@@ -104,20 +104,20 @@ export function formatDisk(d: DiskEstimate): string {
     d.tables.map((t) => [
       t.table,
       String(t.bytesPerRow),
-      range(t.bytesPerDay),
+      formatByteRange(t.bytesPerDay),
       t.retentionDays === null ? FOREVER : `${t.retentionDays}d`,
-      t.levelsOffAt ? range(t.levelsOffAt) : '-',
+      t.levelsOffAt ? formatByteRange(t.levelsOffAt) : '-',
     ]),
     { right: [1, 2, 4] },
   );
   const lines = [
     `disk on ${STORE_NAMES[d.store]}, steady–worst (bytes a row with its indexes, as measured: docs/operations.md, "Sizing a disk"):`,
     table,
-    `without retention the database grows ${range(d.perDayWithoutRetention)} a day`,
+    `without retention the database grows ${formatByteRange(d.perDayWithoutRetention)} a day`,
   ];
   if (d.tables.some((t) => t.levelsOffAt)) {
     lines.push(
-      `with this retention the pruned tables level off at ${range(d.levelsOffAt)}, and the tables kept forever grow ${range(d.perDayAfterLevelling)} a day`,
+      `with this retention the pruned tables level off at ${formatByteRange(d.levelsOffAt)}, and the tables kept forever grow ${formatByteRange(d.perDayAfterLevelling)} a day`,
     );
   }
   return lines.join('\n');
