@@ -9,7 +9,9 @@ import {
   estimateBackfill,
   historyStart,
 } from '../report/backfill.js';
+import { type DiskEstimate, estimateDisk, formatDisk } from '../report/disk.js';
 import { span } from '../report/status.js';
+import { isSizedTable, ROW_BYTES } from '../store/index.js';
 import { rewardStreams } from '../sync/reward-streams.js';
 import { formatTable } from '../terminal/text-table.js';
 import { type EndpointName, endpoints, type TierName } from '../upstream/endpoints.js';
@@ -51,6 +53,8 @@ export interface Plan {
   warnings: string[];
   /** A first rewards backfill of the configured addresses and node ids, from a fresh UTC day. */
   rewardsBackfill?: RewardsBackfillPlan | undefined;
+  /** What `tables` take on disk on the configured store, without and with `retention`. */
+  disk: DiskEstimate;
 }
 
 export interface RewardsBackfillPlan {
@@ -180,7 +184,12 @@ export function buildPlan(
     nowMs: options.nowMs ?? Date.now(),
     tierName,
   });
-  return { jobs: plans, total, budget, tables: tableRows(plans), warnings, rewardsBackfill };
+  const tables = tableRows(plans);
+  const store = config.database.kind;
+  const disk = estimateDisk(tables, config.retention, store, (t) =>
+    isSizedTable(t) ? ROW_BYTES[store][t] : undefined,
+  );
+  return { jobs: plans, total, budget, tables, warnings, rewardsBackfill, disk };
 }
 
 function rowsPerDay(table: string, runs: number, perRun: { steady: number; worst: number }): TableRows {
@@ -229,7 +238,13 @@ export function formatPlan(plan: Plan): string {
     ]),
     ['total', '', '', '', plan.total.steady.toLocaleString('en'), plan.total.worst.toLocaleString('en')],
   ];
-  const lines = [formatTable(header, rows, { right: [2, 3, 4, 5] }), '', formatTableRows(plan.tables)];
+  const lines = [
+    formatTable(header, rows, { right: [2, 3, 4, 5] }),
+    '',
+    formatTableRows(plan.tables),
+    '',
+    formatDisk(plan.disk),
+  ];
   const b = plan.budget;
   const share = (n: number) => `${((100 * n) / b.perDay).toFixed(1)}%`;
   lines.push(

@@ -7,6 +7,7 @@ export * from './job-runs.js';
 export { type OpenStoreOptions, openStore } from './open.js';
 export * from './prune.js';
 export * from './rewards.js';
+export * from './row-sizes.js';
 export * as tables from './schema.js';
 export * from './signatures.js';
 export type {

@@ -46,6 +46,9 @@ describe.skipIf(onPostgres)('README and docs/cli.md about plan', () => {
     const keyed = await runCli(['plan', '-c', configPath], { GLACIER_API_KEY: 'k' });
     expect(keyed.code, keyed.stderr).toBe(0);
     expect(keyed.stdout).toMatch(/^budget \(tier Free\): 2,000,000 CU\/day, 8,000 CU\/minute; /m);
+    // The disk it takes, on the store the config points at.
+    expect(keyed.stdout).toMatch(/^disk on SQLite, steady–worst /m);
+    expect(keyed.stdout).toMatch(/^without retention the database grows .* a day$/m);
 
     // An explicit budget.computeUnitsPerDay is compared with too, with the warning.
     const small = join(dir, 'small.json');
@@ -62,6 +65,11 @@ describe.skipIf(onPostgres)('README and docs/cli.md about plan', () => {
     const json = JSON.parse((await runCli(['plan', '--json', '-c', small])).stdout) as {
       budget: { perDay: number; source: string };
     };
+    // Every key the page says --json prints.
+    const named = /`--json`\s+prints the same as JSON \(([^)]*)\)/.exec(section)?.[1] ?? '';
+    const keys = codeSpans(named).filter((k) => k !== 'source');
+    expect(keys).toContain('disk');
+    expect(keys.filter((k) => !(k in json))).toEqual([]);
     expect(json.budget).toMatchObject({
       perDay: 1000,
       source: expect.stringContaining('budget.computeUnitsPerDay'),

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { jobs as allJobs } from '../../jobs/index.js';
 import { batchIds, MAX_REWARDS_URL_LENGTH, rewardStreams } from '../../jobs/rewards.js';
-import { demoAddress } from '../../src/commands/demo-config.js';
+import { demoAddress, demoFileConfig } from '../../src/commands/demo-config.js';
 import { buildPlan, formatPlan, runsPerDay } from '../../src/commands/plan.js';
 import { loadConfig } from '../../src/config/index.js';
 import { readCron } from '../../src/queue/schedule.js';
+import { ROW_BYTES } from '../../src/store/index.js';
 
 describe('runsPerDay', () => {
   it.each([
@@ -96,6 +97,71 @@ describe('plan', () => {
       { table: 'job_runs', steady: 288 + 1440 + 24 + 1, worst: 288 + 1440 + 24 + 1 },
     ]);
     expect(formatPlan(plan)).toMatch(/^transactions\s+144,000\s+1,440,000$/m);
+  });
+
+  it('gives the bytes a day of each table on the configured store, and where its retention levels it off', () => {
+    const jobs = {
+      supply: { schedule: '*/5 * * * *' },
+      transactions: { schedule: '* * * * *', maxPages: 10, pageSize: 100 },
+    };
+    const file = { jobs, retention: { transactions: '7d', jobRuns: '90d' } };
+    const plan = buildPlan(allJobs, loadConfig({ env: {}, cwd: '/nonexistent', file }));
+    const b = ROW_BYTES.sqlite;
+    const runs = 288 + 1440 + 1;
+    expect(plan.disk.store).toBe('sqlite');
+    expect(plan.disk.tables).toEqual([
+      {
+        table: 'supply_snapshots',
+        bytesPerRow: b.supply_snapshots,
+        bytesPerDay: { steady: 288 * b.supply_snapshots, worst: 288 * b.supply_snapshots },
+        retentionDays: null,
+        levelsOffAt: undefined,
+      },
+      {
+        table: 'transactions',
+        bytesPerRow: b.transactions,
+        bytesPerDay: { steady: 144_000 * b.transactions, worst: 1_440_000 * b.transactions },
+        retentionDays: 7,
+        levelsOffAt: { steady: 7 * 144_000 * b.transactions, worst: 7 * 1_440_000 * b.transactions },
+      },
+      {
+        table: 'job_runs',
+        bytesPerRow: b.job_runs,
+        bytesPerDay: { steady: runs * b.job_runs, worst: runs * b.job_runs },
+        retentionDays: 90,
+        levelsOffAt: { steady: 90 * runs * b.job_runs, worst: 90 * runs * b.job_runs },
+      },
+    ]);
+    expect(plan.disk.perDayWithoutRetention.worst).toBe(
+      288 * b.supply_snapshots + 1_440_000 * b.transactions + runs * b.job_runs,
+    );
+    expect(plan.disk.levelsOffAt.worst).toBe(7 * 1_440_000 * b.transactions + 90 * runs * b.job_runs);
+    expect(plan.disk.perDayAfterLevelling).toEqual({
+      steady: 288 * b.supply_snapshots,
+      worst: 288 * b.supply_snapshots,
+    });
+    expect(formatPlan(plan)).toMatch(
+      new RegExp(`^transactions\\s+${b.transactions}\\s+\\S+ MiB–\\S+ GiB\\s+7d\\s+\\S+ MiB–\\S+ GiB$`, 'm'),
+    );
+
+    // DATABASE_URL: PostgreSQL's bytes a row.
+    const onPostgres = buildPlan(
+      allJobs,
+      loadConfig({ env: { DATABASE_URL: 'postgres://db.example/glacier' }, cwd: '/nonexistent', file }),
+    );
+    expect(onPostgres.disk.store).toBe('postgres');
+    expect(onPostgres.disk.tables.map((t) => t.bytesPerRow)).toEqual([
+      ROW_BYTES.postgres.supply_snapshots,
+      ROW_BYTES.postgres.transactions,
+      ROW_BYTES.postgres.job_runs,
+    ]);
+    expect(formatPlan(onPostgres)).toContain('disk on PostgreSQL');
+  });
+
+  it('has the bytes a row of every table a job says it grows', () => {
+    const plan = buildPlan(allJobs, loadConfig({ env: {}, cwd: '/nonexistent', file: demoFileConfig() }));
+    expect(plan.tables.length).toBeGreaterThanOrEqual(4);
+    expect(plan.disk.tables.map((t) => t.table)).toEqual(plan.tables.map((t) => t.table));
   });
 
   it('warns when the schedules exceed the tier', () => {
