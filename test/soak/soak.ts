@@ -20,9 +20,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { demoFileConfig } from '../../src/commands/demo-config.js';
+import { parseDuration } from '../../src/config/durations.js';
 import { isPostgresUrl, storeLocation } from '../../src/config/index.js';
 import { QUEUE_NAME } from '../../src/queue/jobs.js';
-import { openStore, type Store } from '../../src/store/index.js';
+import { openStore, readOldestKept, type Store } from '../../src/store/index.js';
 import { parseExposition, samples } from '../support/exposition.js';
 import { freePort, startPrivateRedis } from '../support/redis-server.js';
 import { type SimulatorProcess, startSimulatorProcess } from '../support/sim-process.js';
@@ -527,6 +528,19 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     ] as const) {
       const n = collector.count(pattern);
       if (n > 0) problems.push(`${n} ${what}; last output:\n${collector.tail()}`);
+    }
+
+    if (options.retention) {
+      // Pruned, not only small: no transaction older than its retention by more than a maintenance
+      // period (and a run's length) is left.
+      const keptMs = parseDuration(options.retention) ?? 0;
+      const oldest = (await readOldestKept(s)).transactions;
+      const limit = stoppedAt - keptMs - (MAINTENANCE_PERIOD_S + 20) * 1000;
+      if (oldest === undefined) problems.push('transactions: no row left at the end (nothing collected?)');
+      else if (Date.parse(oldest) < limit)
+        problems.push(
+          `transactions keeps a row of ${oldest}, older than its retention (${options.retention}) by more than a maintenance period`,
+        );
     }
 
     const judgement = judgeSeries(samplesTaken, {
