@@ -80,13 +80,23 @@ export async function readRunsWrittenSince(sql: Sql, sinceIso: string): Promise<
   const removedText = statementsOf(sql).sumRowsRemoved('job_runs.job = ? AND job_runs.started_at >= ?');
   const out: RunsWritten[] = [];
   for (const { job } of jobs) {
-    const row = await sql.get<{ runs: number; rows: number | string | null; since: string | null }>(
-      `SELECT count(*) AS runs, sum(rows_written) AS rows, min(started_at) AS since
+    const row = await sql.get<{
+      runs: number;
+      rows: number | string | null;
+      since: string | null;
+      removing: number | string;
+    }>(
+      `SELECT count(*) AS runs, sum(rows_written) AS rows, min(started_at) AS since,
+              count(rows_removed) AS removing
        FROM job_runs WHERE job = ? AND started_at >= ?`,
       [job, sinceIso],
     );
     if (row && Number(row.runs) > 0 && row.since) {
-      const removed = await sql.all<{ table: string; rows: number | string }>(removedText, [job, sinceIso]);
+      // Only the runs that removed rows (the maintenance job's) have rows_removed: read it again for those.
+      const removed =
+        Number(row.removing) > 0
+          ? await sql.all<{ table: string; rows: number | string }>(removedText, [job, sinceIso])
+          : [];
       out.push({
         job,
         runs: Number(row.runs),

@@ -212,9 +212,12 @@ function periodsOf(retention: string | undefined): Readonly<Record<string, numbe
   return retention ? { ...SOAK_PERIODS, maintenance: MAINTENANCE_PERIOD_S } : SOAK_PERIODS;
 }
 
-function soakConfig(exportsDirectory: string, retention: string | undefined) {
+function soakConfig(
+  exportsDirectory: string,
+  retention: string | undefined,
+  periods: Readonly<Record<string, number>>,
+) {
   const base = demoFileConfig();
-  const periods = periodsOf(retention);
   const every = (job: string) => {
     const period = periods[job] as number;
     return { schedule: period === 1 ? '* * * * * *' : `*/${period} * * * * *` };
@@ -395,6 +398,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
   const warmupMs = options.warmupMs ?? 0;
   const sampleMs = options.sampleMs ?? Math.min(10_000, Math.max(1_000, durationMs / 60));
   const log = options.log ?? (() => undefined);
+  const periods = periodsOf(options.retention);
   const problems: string[] = [];
   const db = await testDatabase({ filename: 'soak.db' });
   const redis = await startPrivateRedis();
@@ -412,7 +416,10 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
       exports: { runningMs: 2_000, rowsPerDay: 200 },
     });
     const configPath = join(db.dir, 'soak.json');
-    writeFileSync(configPath, JSON.stringify(soakConfig(join(db.dir, 'exports'), options.retention)));
+    writeFileSync(
+      configPath,
+      JSON.stringify(soakConfig(join(db.dir, 'exports'), options.retention, periods)),
+    );
     const metricsPort = await freePort();
     const metricsUrl = `http://127.0.0.1:${metricsPort}`;
     collector = spawnCollector({
@@ -513,7 +520,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     for (const r of rows) runsPerJob[r.job] = (runsPerJob[r.job] ?? 0) + 1;
     const from = readyAt + Math.max(10_000, warmupMs, durationMs / 10);
     const to = stoppedAt - 5_000;
-    for (const [job, period] of Object.entries(periodsOf(options.retention))) {
+    for (const [job, period] of Object.entries(periods)) {
       const ran = rows.filter((r) => {
         const at = Date.parse(r.started_at);
         return r.job === job && at >= from && at <= to;
@@ -551,7 +558,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     const series = judgement.series;
     problems.push(...judgement.problems);
     for (const [job, n] of Object.entries(skippedPerJob)) {
-      const fired = slotsBetween(periodsOf(options.retention)[job] ?? 1, readyAt, stoppedAt);
+      const fired = slotsBetween(periods[job] ?? 1, readyAt, stoppedAt);
       if (n > Math.max(1, fired / 100)) {
         problems.push(`${job}: ${n} of ${fired} slots skipped (its previous run still active), more than 1%`);
       }
