@@ -4,7 +4,7 @@ import { defineJob, withoutSchedule } from '../src/kernel/index.js';
 import { upsertRewards } from '../src/store/index.js';
 import { syncNewestFirst } from '../src/sync/newest-first.js';
 import { rewardQueries, rewardStreams } from '../src/sync/reward-streams.js';
-import type { HistoricalReward } from '../src/upstream/index.js';
+import { canonicalNetwork, type HistoricalReward } from '../src/upstream/index.js';
 
 export {
   batchIds,
@@ -55,6 +55,14 @@ export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
       reached: (r, mark) => r.endTimestamp < mark.ts - PRICE_SETTLE_SECONDS,
       write: (tx, items) => upsertRewards(tx, payload.network, items, now()),
       countRows: ctx.countRows,
+      // A reward is keyed by its UTXO on its network: the same one from two batches is one record.
+      recordFindings: (tx, findings) =>
+        ctx.recordFindings(tx, findings, {
+          scope,
+          keyPrefix: `${canonicalNetwork(payload.network)}:`,
+          context: { network: canonicalNetwork(payload.network) },
+        }),
+      noteFindings: ctx.noteFindings,
       maxPages: payload.maxPages,
       backfill: true,
       now,

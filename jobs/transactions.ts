@@ -40,6 +40,12 @@ export function transactionStream(
     // writing them would bring back what the maintenance job pruned, at every run.
     write: (tx, items) => upsertTransactions(tx, network, retained(items, payload, ctx), now()),
     countRows: ctx.countRows,
+    recordFindings: (tx, findings) =>
+      ctx.recordFindings(tx, findings, {
+        scope: `${canonicalNetwork(network)}/${status}`,
+        context: { network: canonicalNetwork(network) },
+      }),
+    noteFindings: ctx.noteFindings,
     maxPages: payload.maxPages,
     backfill: false,
     now,

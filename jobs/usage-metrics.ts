@@ -2,7 +2,7 @@ import type { UsageMetricsJobConfig, UsageSourceConfig } from '../src/config/ind
 import type { JobContext, JobHandler } from '../src/kernel/index.js';
 import { type Calls, defineJob, withoutSchedule } from '../src/kernel/index.js';
 import { readCursor, type UsageAnswer, upsertUsageMetrics, writeCursor } from '../src/store/index.js';
-import { canonicalNetwork } from '../src/upstream/index.js';
+import { canonicalNetwork, type WithFindings } from '../src/upstream/index.js';
 
 export type UsageMetricsPayload = Pick<UsageMetricsJobConfig, 'sources'>;
 
@@ -18,7 +18,10 @@ interface Series {
   source: UsageSourceConfig['source'];
   endpoint: 'apiUsageMetrics' | 'primaryNetworkRpcUsageMetrics' | 'subnetRpcUsageMetrics';
   scope: string;
-  fetch: (range: { startTimestamp: number; endTimestamp: number }, ctx: JobContext) => Promise<UsageAnswer>;
+  fetch: (
+    range: { startTimestamp: number; endTimestamp: number },
+    ctx: JobContext,
+  ) => Promise<WithFindings<UsageAnswer>>;
 }
 
 /**
@@ -98,20 +101,23 @@ export const usageMetrics: JobHandler<UsageMetricsPayload> = async (payload, ctx
       const fetchedAt = new Date(ctx.clock.now()).toISOString();
       let newest = cursor?.lastBucket ?? 0;
       for (const bucket of answer.metrics) newest = Math.max(newest, bucket.timestamp);
-      const written = await ctx.store.transaction(async (tx) => {
-        const written = await upsertUsageMetrics(
-          tx,
-          { source: series.source, scope: series.scope, timeInterval: source.timeInterval },
-          answer,
-          fetchedAt,
-        );
+      const seriesKey = { source: series.source, scope: series.scope, timeInterval: source.timeInterval };
+      const { written, recorded } = await ctx.store.transaction(async (tx) => {
+        const written = await upsertUsageMetrics(tx, seriesKey, answer, fetchedAt);
         if (newest > 0) {
           const next: UsageCursor = { lastBucket: newest };
           await writeCursor(tx, 'usage-metrics', scopeKey, next, fetchedAt);
         }
-        return written;
+        // A value set aside is one row of its series: keyed by series, bucket, grouping and value.
+        const recorded = await ctx.recordFindings(tx, answer.findings, {
+          scope: scopeKey,
+          keyPrefix: `${scopeKey}/`,
+          context: { ...seriesKey, aggregateDuration: answer.aggregateDuration },
+        });
+        return { written, recorded };
       });
       ctx.countRows(written);
+      ctx.noteFindings(recorded);
     }
   }
 };

@@ -6,9 +6,12 @@
 import type { Config, JobsConfig } from '../config/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
-import type { Store } from '../store/index.js';
+import type { FindingsSource, RecordedFindings, Sql, Store } from '../store/index.js';
 import type { EndpointName } from '../upstream/endpoints.js';
-import type { DataApiClient } from '../upstream/index.js';
+import type { DataApiClient, Findings } from '../upstream/index.js';
+
+/** Where a page's findings came from, as a handler says it (the kernel adds the job, time and scrub). */
+export type FindingsWhere = Pick<FindingsSource, 'scope' | 'keyPrefix' | 'context'>;
 
 /** What a job handler gets: the real instances, built once by the entry point. */
 export interface JobContext {
@@ -29,6 +32,17 @@ export interface JobContext {
    * right after each commit, as `countRows`: a run cut short still records what it deleted.
    */
   countRemoved(table: string, n: number): void;
+  /**
+   * Writes what the checks of an answer found (records set aside, drift) through `tx`, the
+   * transaction of the page they came with (nothing when `findings` is undefined). Call
+   * `noteFindings` with the result once that transaction committed.
+   */
+  recordFindings(tx: Sql, findings: Findings | undefined, where: FindingsWhere): Promise<RecordedFindings>;
+  /**
+   * One log line per record set aside and per drift name seen for the first time (never per
+   * sighting), and the run's count of records set aside (`glacier_records_rejected_total`).
+   */
+  noteFindings(recorded: RecordedFindings): void;
   /** Progress of long work (a backfill, a download), for a terminal; a no-op elsewhere. */
   progress: ProgressSink;
   /** What must never be stored or logged (the API key…): upstream text a handler stores goes through scrubSecrets. */

@@ -9,7 +9,9 @@ export {
   type ListLatestTransactionsParams,
   type PrimaryNetworkRpcUsageMetricsParams,
   type SubnetRpcUsageMetricsParams,
+  type WithFindings,
 } from './client.js';
+export { type DriftKind, type DriftName, openEnum } from './drift.js';
 export * from './endpoints.js';
 export * from './enums.js';
 export {
@@ -17,6 +19,7 @@ export {
   isUnrecoverable,
   type MalformedKind,
   PageTokenRepeatedError,
+  RecordRejectedError,
   UpstreamHttpError,
   UpstreamNetworkError,
   UpstreamResponseError,
@@ -32,4 +35,16 @@ export {
   type RetryPolicy,
   retryDelayMs,
 } from './retry.js';
+export * from './fields.js';
+export {
+  type Checked,
+  checkRecord,
+  type Findings,
+  REJECT_REASONS,
+  type RecordEndpoint,
+  type RejectedRecord,
+  type RejectReason,
+  recheckRecord,
+  recordSpecs,
+} from './records.js';
 export * from './schemas.js';
