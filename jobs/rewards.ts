@@ -1,10 +1,10 @@
 import type { RewardsJobConfig } from '../src/config/index.js';
 import type { JobHandler } from '../src/kernel/index.js';
-import { defineJob, withoutSchedule } from '../src/kernel/index.js';
+import { contextOf, defineJob, type RestoreRecord, withoutSchedule } from '../src/kernel/index.js';
 import { upsertRewards } from '../src/store/index.js';
 import { syncNewestFirst } from '../src/sync/newest-first.js';
 import { rewardQueries, rewardStreams } from '../src/sync/reward-streams.js';
-import { canonicalNetwork, type HistoricalReward } from '../src/upstream/index.js';
+import { canonicalNetwork, type HistoricalReward, recheckRecord } from '../src/upstream/index.js';
 
 export {
   batchIds,
@@ -71,11 +71,20 @@ export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
   }
 };
 
+/** A reward set aside, checked again: stored with its price and addresses when it passes. */
+const restore: RestoreRecord = async (tx, record, at) => {
+  const checked = recheckRecord('rewards', record.raw);
+  if (!checked.ok) return { rejected: checked.rejected };
+  const network = String(contextOf(record)['network'] ?? 'mainnet');
+  return { stored: await upsertRewards(tx, network, [checked.value], at) };
+};
+
 export const rewardsJob = defineJob({
   name: 'rewards',
   configKey: 'rewards',
   table: 'rewards',
   handler: rewards,
+  restore,
   payload: (section) => withoutSchedule(section),
   cost: (section) => {
     const batches = rewardQueries(section).length;

@@ -1,8 +1,13 @@
 import type { SignaturesJobConfig } from '../src/config/index.js';
 import type { JobHandler } from '../src/kernel/index.js';
-import { defineJob, withoutSchedule } from '../src/kernel/index.js';
+import { contextOf, defineJob, type RestoreRecord, withoutSchedule } from '../src/kernel/index.js';
 import { findRejectedIds, findStoredSignatures, upsertSignature } from '../src/store/index.js';
-import { canonicalNetwork, RecordRejectedError, UpstreamHttpError } from '../src/upstream/index.js';
+import {
+  canonicalNetwork,
+  RecordRejectedError,
+  recheckRecord,
+  UpstreamHttpError,
+} from '../src/upstream/index.js';
 
 export type SignaturesPayload = Pick<SignaturesJobConfig, 'network' | 'txHashes'>;
 
@@ -20,7 +25,11 @@ export const signatures: JobHandler<SignaturesPayload> = async (payload, ctx) =>
     'signatures',
     payload.txHashes.map((h) => `${network}:${h}`),
   );
-  const where = (txHash: string) => ({ scope: network, keyPrefix: `${network}:`, context: { network, txHash } });
+  const where = (txHash: string) => ({
+    scope: network,
+    keyPrefix: `${network}:`,
+    context: { network, txHash },
+  });
   for (const txHash of new Set(payload.txHashes)) {
     if (stored.has(txHash) || setAside.has(`${network}:${txHash}`)) continue;
     try {
@@ -42,7 +51,10 @@ export const signatures: JobHandler<SignaturesPayload> = async (payload, ctx) =>
       }
       if (err instanceof RecordRejectedError) {
         // The answer is the record: its key is the request's.
-        const findings = { ...err.findings, rejected: err.findings.rejected.map((r) => ({ ...r, key: txHash })) };
+        const findings = {
+          ...err.findings,
+          rejected: err.findings.rejected.map((r) => ({ ...r, key: txHash })),
+        };
         ctx.noteFindings(
           await ctx.store.transaction((tx) => ctx.recordFindings(tx, findings, where(txHash))),
         );
@@ -53,11 +65,22 @@ export const signatures: JobHandler<SignaturesPayload> = async (payload, ctx) =>
   }
 };
 
+/** A signature set aside, checked again: stored for its transaction when it passes. */
+const restore: RestoreRecord = async (tx, record, at) => {
+  const checked = recheckRecord('signatures', record.raw);
+  if (!checked.ok) return { rejected: checked.rejected };
+  const context = contextOf(record);
+  const network = String(context['network'] ?? 'mainnet');
+  const txHash = String(context['txHash'] ?? '');
+  return { stored: await upsertSignature(tx, network, txHash, checked.value.signedMessage, at) };
+};
+
 export const signaturesJob = defineJob({
   name: 'signatures',
   configKey: 'signatures',
   table: 'signatures',
   handler: signatures,
+  restore,
   payload: (section) => withoutSchedule(section),
   cost: (section) => ({
     steady: {},

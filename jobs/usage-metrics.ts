@@ -1,8 +1,19 @@
 import type { UsageMetricsJobConfig, UsageSourceConfig } from '../src/config/index.js';
 import type { JobContext, JobHandler } from '../src/kernel/index.js';
-import { type Calls, defineJob, withoutSchedule } from '../src/kernel/index.js';
+import {
+  type Calls,
+  contextOf,
+  defineJob,
+  type RestoreRecord,
+  withoutSchedule,
+} from '../src/kernel/index.js';
 import { readCursor, type UsageAnswer, upsertUsageMetrics, writeCursor } from '../src/store/index.js';
-import { canonicalNetwork, type WithFindings } from '../src/upstream/index.js';
+import {
+  canonicalNetwork,
+  type RecordEndpoint,
+  recheckRecord,
+  type WithFindings,
+} from '../src/upstream/index.js';
 
 export type UsageMetricsPayload = Pick<UsageMetricsJobConfig, 'sources'>;
 
@@ -122,11 +133,36 @@ export const usageMetrics: JobHandler<UsageMetricsPayload> = async (payload, ctx
   }
 };
 
+const USAGE_ENDPOINTS = ['apiUsageMetrics', 'primaryNetworkRpcUsageMetrics', 'subnetRpcUsageMetrics'];
+
+/** A usage value set aside, checked again: stored as a row of its series when it passes. */
+const restore: RestoreRecord = async (tx, record, at) => {
+  const endpoint = (
+    USAGE_ENDPOINTS.includes(record.endpoint) ? record.endpoint : 'apiUsageMetrics'
+  ) as Extract<RecordEndpoint, 'apiUsageMetrics'>;
+  const checked = recheckRecord(endpoint, record.raw);
+  if (!checked.ok) return { rejected: checked.rejected };
+  const c = contextOf(record);
+  const series = {
+    source: String(c['source']) as Series['source'],
+    scope: String(c['scope'] ?? ''),
+    timeInterval: String(c['timeInterval'] ?? ''),
+  };
+  const { timestamp, value } = checked.value;
+  const answer = {
+    aggregateDuration: String(c['aggregateDuration'] ?? ''),
+    orgId: '',
+    metrics: [{ timestamp, values: [value] }],
+  };
+  return { stored: await upsertUsageMetrics(tx, series, answer, at) };
+};
+
 export const usageMetricsJob = defineJob({
   name: 'usage-metrics',
   configKey: 'usageMetrics',
   table: 'usage_metrics',
   handler: usageMetrics,
+  restore,
   payload: (section) => withoutSchedule(section),
   cost: (section) => {
     const calls: Calls = {};

@@ -31,6 +31,7 @@ import {
   silentProgress,
 } from './job.js';
 import { classifyFailure, type Failure } from './outcome.js';
+import { retryRejectedRecords } from './retry-rejected.js';
 import { scrubSecrets } from './secrets.js';
 
 /** The instances a run needs, built once by the entry point (src/service/app.ts). */
@@ -84,6 +85,11 @@ export interface RunRequest {
   /** The job list continuations are looked up in (with `followUps`). */
   jobs?: JobList;
   /**
+   * `run <job> --retry-rejected`: instead of the handler, the job's records set aside are checked
+   * again and those that pass stored (retry-rejected.ts); no request to the API.
+   */
+  retryRejected?: boolean;
+  /**
    * The queue handed this run over from a worker that stopped (killed, host gone): that worker's
    * run of the same scope is marked failed ("interrupted") before this one starts.
    */
@@ -98,6 +104,33 @@ export async function runJob(job: Job, deps: RunDeps, request: RunRequest): Prom
   if (request.takenOverBy) await markInterrupted(job.name, scope, request.takenOverBy, deps);
 
   let run: (payload: undefined, ctx: JobContext) => Promise<unknown> = (_, ctx) => prepared.run(ctx);
+  if (request.retryRejected) {
+    const restore = job.restore;
+    if (!restore) {
+      const error = new JobFailedError(`${job.name} sets no records aside: nothing to retry`, {
+        unrecoverable: true,
+      });
+      return {
+        ...notConfigured(job, scope),
+        error,
+        errorMessage: error.message,
+        failure: classifyFailure(error),
+      };
+    }
+    return runHandler(
+      job.name,
+      async (_: undefined, ctx: JobContext) => {
+        await retryRejectedRecords(job.name, restore, ctx);
+      },
+      undefined,
+      deps,
+      {
+        scope: request.scope ?? 'retry-rejected',
+        ...(request.signal && { signal: request.signal }),
+        ...(request.progress && { progress: request.progress }),
+      },
+    );
+  }
   if (request.followUps) {
     const { config, jobs = [] } = request;
     const followUps: FollowUps = {
@@ -168,8 +201,8 @@ export async function runHandler<P>(
       recordFindings: (tx, findings, where) =>
         findings
           ? recordFindings(tx, findings, {
-              job,
               ...where,
+              job: where.job ?? job,
               at: new Date(deps.clock.now()).toISOString(),
               scrub,
             })
@@ -253,7 +286,14 @@ function noteFindings(
   for (const r of recorded.newRecords) {
     counts[r.reason] = (counts[r.reason] ?? 0) + 1;
     log.warn(
-      { recordId: r.recordId, endpoint: r.endpoint, scope: r.scope, reason: r.reason, fields: r.fields, problems: r.problems },
+      {
+        recordId: r.recordId,
+        endpoint: r.endpoint,
+        scope: r.scope,
+        reason: r.reason,
+        fields: r.fields,
+        problems: r.problems,
+      },
       'record set aside: it failed its schema or a bound; the rest of its page was stored (rejected_records)',
     );
   }

@@ -17,3 +17,23 @@ export function unitsToNumber(units: bigint, decimals: number): number {
   const fraction = digits.slice(digits.length - decimals);
   return decimalToNumber(`${negative ? '-' : ''}${whole}${decimals > 0 ? `.${fraction}` : ''}`);
 }
+
+/**
+ * A stored sum of smallest units: exact (a bigint) when the text is an integer, a float otherwise
+ * (SQLite's reward_summaries.amount becomes REAL past 2^63 - 1, never clamped), NaN for text that is
+ * no number at all: a scrape never fails on what is stored.
+ */
+export function storedUnits(text: string | number): bigint | number {
+  const s = String(text);
+  return /^-?\d+$/.test(s) ? BigInt(s) : Number(s);
+}
+
+/** Two such sums added: exact while both are. */
+export function addUnits(a: bigint | number, b: bigint | number): bigint | number {
+  return typeof a === 'bigint' && typeof b === 'bigint' ? a + b : Number(a) + Number(b);
+}
+
+/** Such a sum as a number of whole tokens. */
+export function storedUnitsToNumber(units: bigint | number, decimals: number): number {
+  return typeof units === 'bigint' ? unitsToNumber(units, decimals) : units / 10 ** decimals;
+}

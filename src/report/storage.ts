@@ -4,6 +4,8 @@
  * names the table it grows; rows_removed: the maintenance job's deletions per table), never a scan
  * of the big tables.
  */
+
+import { forTerminal } from '../escape/terminal.js';
 import type { JobList } from '../kernel/index.js';
 import {
   countRowsPerTable,
@@ -12,7 +14,6 @@ import {
   readTableSizes,
   type Store,
 } from '../store/index.js';
-import { forTerminal } from '../escape/terminal.js';
 import { formatTable } from '../terminal/text-table.js';
 
 const DAY_MS = 86_400_000;

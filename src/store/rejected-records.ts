@@ -214,16 +214,25 @@ export function listRejectedRecords(
 }
 
 /** Which of `recordIds` a job has set aside (one primary-key lookup each). */
-export async function findRejectedIds(sql: Sql, job: string, recordIds: readonly string[]): Promise<Set<string>> {
+export async function findRejectedIds(
+  sql: Sql,
+  job: string,
+  recordIds: readonly string[],
+): Promise<Set<string>> {
   const found = new Set<string>();
   for (const id of new Set(recordIds)) {
-    if (await sql.get('SELECT 1 FROM rejected_records WHERE job = ? AND record_id = ?', [job, id])) found.add(id);
+    if (await sql.get('SELECT 1 FROM rejected_records WHERE job = ? AND record_id = ?', [job, id]))
+      found.add(id);
   }
   return found;
 }
 
 /** Removes records set aside that were stored since (`--retry-rejected`). */
-export async function deleteRejectedRecords(sql: Sql, job: string, recordIds: readonly string[]): Promise<void> {
+export async function deleteRejectedRecords(
+  sql: Sql,
+  job: string,
+  recordIds: readonly string[],
+): Promise<void> {
   for (const id of recordIds) {
     await sql.run('DELETE FROM rejected_records WHERE job = ? AND record_id = ?', [job, id]);
   }
@@ -236,13 +245,10 @@ export async function updateRejectedVerdict(
   recordId: string,
   verdict: { reason: string; fields: string; problems: string },
 ): Promise<void> {
-  await sql.run('UPDATE rejected_records SET reason = ?, fields = ?, problems = ? WHERE job = ? AND record_id = ?', [
-    verdict.reason,
-    verdict.fields,
-    verdict.problems,
-    job,
-    recordId,
-  ]);
+  await sql.run(
+    'UPDATE rejected_records SET reason = ?, fields = ?, problems = ? WHERE job = ? AND record_id = ?',
+    [verdict.reason, verdict.fields, verdict.problems, job, recordId],
+  );
 }
 
 /** Per job: records set aside, and the newest one (`status`). */
@@ -305,7 +311,9 @@ export async function countSetAsideRecords(sql: Sql): Promise<{ job: string; rec
 }
 
 /** Distinct drift names per endpoint and kind, `(more)` left out (a scrape: at most 51 rows an endpoint). */
-export async function countDriftNames(sql: Sql): Promise<{ endpoint: string; kind: string; names: number }[]> {
+export async function countDriftNames(
+  sql: Sql,
+): Promise<{ endpoint: string; kind: string; names: number }[]> {
   const rows = await sql.all<{ endpoint: string; kind: string; n: number | string }>(
     `SELECT endpoint, kind, count(*) AS n FROM upstream_drift WHERE name <> ? GROUP BY endpoint, kind
      ORDER BY endpoint, kind`,

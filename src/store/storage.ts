@@ -20,7 +20,8 @@ export function readTableSizes(sql: Sql): Promise<Map<string, number>> {
  * undefined when empty), through the indexes the pruning uses.
  */
 export async function readOldestKept(sql: Sql): Promise<Record<string, string | undefined>> {
-  const seconds = (n: number | null | undefined) => (n === null || n === undefined ? undefined : isoOfSeconds(n));
+  const seconds = (n: number | null | undefined) =>
+    n === null || n === undefined ? undefined : isoOfSeconds(n);
   const min = async <T extends string | number>(text: string, params: unknown[] = []) =>
     (await sql.get<{ v: T | null }>(text, params))?.v ?? undefined;
   const least = <T>(values: (T | undefined)[]) =>

@@ -5,8 +5,10 @@
  */
 
 import { Agent } from 'undici';
+import { z } from 'zod';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { clientDefaults, isHeaderSafe } from './defaults.js';
+import { DriftCollector, findDrift } from './drift.js';
 import type { Currency, EndpointName, Network } from './endpoints.js';
 import type {
   ApiUsageGroupBy,
@@ -18,8 +20,6 @@ import type {
   SubnetRpcGroupBy,
   TransactionStatus,
 } from './enums.js';
-import { z } from 'zod';
-import { DriftCollector, findDrift } from './drift.js';
 import { RecordRejectedError } from './errors.js';
 import { type AttemptEvent, type CallContext, type ComputeUnitBudget, createTransport } from './http.js';
 import { parseJsonLossless } from './json.js';
@@ -235,7 +235,9 @@ function usageOf<R extends { metrics: UsageBucket<unknown>[] }>(
   type V = R['metrics'][number]['values'][number];
   const drift = envelopeDrift(envelopeSchema, envelope);
   const spec = recordSpecs[endpoint] as RecordSpec<{ timestamp: number; value: V }>;
-  const records = envelope.metrics.flatMap((b) => b.values.map((value) => ({ timestamp: b.timestamp, value })));
+  const records = envelope.metrics.flatMap((b) =>
+    b.values.map((value) => ({ timestamp: b.timestamp, value })),
+  );
   const { items, rejected } = checkRecords(spec, records, drift);
   const buckets = new Map<number, V[]>();
   for (const { timestamp, value } of items) {

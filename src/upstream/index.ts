@@ -24,18 +24,11 @@ export {
   UpstreamNetworkError,
   UpstreamResponseError,
 } from './errors.js';
+export * from './fields.js';
 export type { AttemptEvent, ComputeUnitBudget } from './http.js';
 export { parseJsonLossless, toPlainDecimal } from './json.js';
 export { createMeter, type Meter, type MeterSnapshot } from './meter.js';
 export { type Page, type PaginateOptions, paginate } from './paginate.js';
-export {
-  defaultRetryPolicy,
-  hintedDelayMs,
-  type RetryHints,
-  type RetryPolicy,
-  retryDelayMs,
-} from './retry.js';
-export * from './fields.js';
 export {
   type Checked,
   checkRecord,
@@ -47,4 +40,11 @@ export {
   recheckRecord,
   recordSpecs,
 } from './records.js';
+export {
+  defaultRetryPolicy,
+  hintedDelayMs,
+  type RetryHints,
+  type RetryPolicy,
+  retryDelayMs,
+} from './retry.js';
 export * from './schemas.js';

@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { DriftCollector, type DriftName, findDrift } from './drift.js';
 import type { EndpointName } from './endpoints.js';
 import { BOUND } from './fields.js';
+import { parseJsonLossless } from './json.js';
 import {
   cb58Id,
   evmChainId,
@@ -120,9 +121,15 @@ function usageSpec<V extends typeof usageMetricsValueSchema | typeof rpcUsageMet
 }
 
 /** The failing record's reason, fields and problems, from its schema issues. */
-function rejection(raw: unknown, issues: readonly z.core.$ZodIssue[], key: string | undefined): RejectedRecord {
+function rejection(
+  raw: unknown,
+  issues: readonly z.core.$ZodIssue[],
+  key: string | undefined,
+): RejectedRecord {
   const bounds = issues.every((i) => i.message.startsWith(BOUND));
-  const fields = [...new Set(issues.map((i) => (i.path.length > 0 ? i.path.map(String).join('.') : '(record)')))];
+  const fields = [
+    ...new Set(issues.map((i) => (i.path.length > 0 ? i.path.map(String).join('.') : '(record)'))),
+  ];
   return {
     raw,
     reason: bounds ? 'bounds' : 'schema',
@@ -171,9 +178,30 @@ export function findingsOf(
   return rejected.length === 0 && names.length === 0 ? undefined : { endpoint, rejected, drift: names };
 }
 
-/** A record set aside earlier, checked again by today's schema (`run <job> --retry-rejected`). */
-export function recheckRecord(endpoint: RecordEndpoint, raw: unknown): Checked<unknown> {
-  return checkRecord(recordSpecs[endpoint] as RecordSpec<unknown>, raw);
+/**
+ * A record set aside earlier, its stored text checked again by today's schema (`run <job>
+ * --retry-rejected`): parsed as the client parses its answer (a rewards price without a float).
+ */
+export function recheckRecord<E extends RecordEndpoint>(
+  endpoint: E,
+  text: string,
+): Checked<(typeof recordSpecs)[E] extends RecordSpec<infer T> ? T : never> {
+  let raw: unknown;
+  try {
+    raw = endpoint === 'rewards' ? parseJsonLossless(text) : JSON.parse(text);
+  } catch {
+    return {
+      ok: false,
+      rejected: {
+        raw: text,
+        reason: 'schema',
+        fields: ['(record)'],
+        problems: '(record): not JSON',
+        key: undefined,
+      },
+    };
+  }
+  return checkRecord(recordSpecs[endpoint] as unknown as RecordSpec<never>, raw);
 }
 
 export { DriftCollector, type DriftName };

@@ -251,8 +251,9 @@ export type RpcUsageMetricsValue = z.output<typeof rpcUsageMetricsValueSchema>;
  * One record of a usage answer: a value of a bucket, with its bucket's start. The bucket's list of
  * values is the envelope's; each value passes or is set aside on its own.
  */
-export const usageRecordSchema = (value: typeof usageMetricsValueSchema | typeof rpcUsageMetricsValueSchema) =>
-  z.object({ timestamp: unixSeconds, value });
+export const usageRecordSchema = (
+  value: typeof usageMetricsValueSchema | typeof rpcUsageMetricsValueSchema,
+) => z.object({ timestamp: unixSeconds, value });
 
 /** A bucket as the envelope sees it: its start and its values, each checked as a record. */
 const bucketEnvelope = z.looseObject({ timestamp: z.unknown(), values: z.array(z.unknown()) });

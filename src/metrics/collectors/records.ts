@@ -1,4 +1,4 @@
-import { countSetAsideRecords, countDriftNames, type Store } from '../../store/index.js';
+import { countDriftNames, countSetAsideRecords, type Store } from '../../store/index.js';
 import type { Scrape } from '../scrape.js';
 
 /**
