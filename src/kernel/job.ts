@@ -39,6 +39,8 @@ export function contextOf(record: Pick<RejectedRecordRow, 'context'>): Record<st
 
 /** What a job handler gets: the real instances, built once by the entry point. */
 export interface JobContext {
+  /** The run's `job_runs` id (what a load in progress names, so that a crash in it is told). */
+  runId?: number | undefined;
   client: DataApiClient;
   store: Store;
   log: Logger;

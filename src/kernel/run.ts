@@ -186,6 +186,7 @@ export async function runHandler<P>(
     log = log.child({ runId });
     const signal = options.signal ?? new AbortController().signal;
     const ctx: JobContext = {
+      runId,
       client: deps.client.scoped({ meter, signal }),
       store: deps.store,
       log,

@@ -33,6 +33,7 @@ export {
   type Checked,
   checkRecord,
   type Findings,
+  type FindingsEndpoint,
   REJECT_REASONS,
   type RecordEndpoint,
   type RejectedRecord,

@@ -40,9 +40,12 @@ export interface RejectedRecord {
   key: string | undefined;
 }
 
+/** Where findings come from: an API endpoint, or the rows of a downloaded export file. */
+export type FindingsEndpoint = EndpointName | 'exportFile';
+
 /** What the checks of one answer found beside the records that passed. */
 export interface Findings {
-  endpoint: EndpointName;
+  endpoint: FindingsEndpoint;
   rejected: RejectedRecord[];
   drift: DriftName[];
 }
@@ -170,7 +173,7 @@ export function checkRecords<T>(
 
 /** The findings of an answer, or undefined when there are none (the usual case). */
 export function findingsOf(
-  endpoint: EndpointName,
+  endpoint: FindingsEndpoint,
   rejected: RejectedRecord[],
   drift: DriftCollector,
 ): Findings | undefined {
