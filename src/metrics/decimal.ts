@@ -1,12 +1,12 @@
 /**
  * Exact decimal text → gauge value. A gauge is a float64: `Number(text)` is the closest double to
  * the exact decimal (correct rounding), so 15 significant digits always survive and 17 identify
- * the double; beyond that the database keeps the exact value.
+ * the double; beyond that the database keeps the exact value. Text that is no decimal (stored by
+ * hand, or by a version that checked less) is NaN, a value a gauge may hold: a scrape never fails
+ * on what is stored.
  */
 export function decimalToNumber(text: string): number {
-  const value = Number(text);
-  if (Number.isNaN(value)) throw new Error(`not a decimal number: ${JSON.stringify(text)}`);
-  return value;
+  return /^\s*$/.test(String(text)) ? Number.NaN : Number(text);
 }
 
 /** An integer amount of smallest units (nAVAX for 9 decimals) as a number of whole tokens. */
