@@ -125,7 +125,7 @@ describe('a record is checked on its own: its schema, then its domain bounds', (
 describe('drift: fields and enum values the OpenAPI does not list', () => {
   it('names unknown fields by path and unknown open-enum values, each counted once a record', () => {
     const drift = new DriftCollector();
-    const rewards = [0, 1, 2].map(() => ({ ...reward(), stakingType: 'fixed' }));
+    const rewards: Record<string, unknown>[] = [0, 1, 2].map(() => ({ ...reward(), stakingType: 'fixed' }));
     rewards[0]!['rewardType'] = 'NEW_REWARD';
     (rewards[1]!['reward'] as Record<string, unknown>)['newAssetField'] = 1;
     checkRecords(recordSpecs.rewards, rewards, drift);
