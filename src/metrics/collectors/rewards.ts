@@ -111,7 +111,9 @@ export function defineRewardsCollector(scrape: Scrape, store: Store, config: Con
       });
       for (const s of kept) {
         const labels = { network, kind: s.kind, subject: s.subject, reward_type: s.rewardType };
-        g.avax.set(labels, storedUnitsToNumber(s.amount, AVAX_DECIMALS));
+        const avax = storedUnitsToNumber(s.amount, AVAX_DECIMALS);
+        // A stored sum that is no number exposes no amount rather than failing the scrape.
+        if (Number.isFinite(avax)) g.avax.set(labels, avax);
         g.value.set({ ...labels, currency: job.currency }, s.value);
         g.count.set(labels, s.rewards);
         g.newest.set(labels, s.newestEndTimestamp);
