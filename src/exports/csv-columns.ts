@@ -140,7 +140,7 @@ const MAX_KEY_LENGTH = 512;
  * every row's `extra` repeat them, megabytes a row).
  */
 export const HEADER_LIMITS = { unknownColumns: 256, nameLength: 128 } as const;
-/** `extra` of one row at most, bytes of JSON. */
+/** `extra` of one row at most, bytes of JSON (and at most 256 + 3 × the row's characters). */
 export const MAX_EXTRA_BYTES = 4096;
 /** The key `extra` carries, when it was cut, saying what was left out. */
 export const EXTRA_CUT_KEY = '(cut)';
@@ -302,7 +302,11 @@ export function rowBuilder(
       if (raw) (extra ??= []).push([e.name, raw]);
     }
     if (extra) {
-      const json = extraJson(extra);
+      // At most 4 KiB, and no more than about three times what the row itself holds: a header of
+      // long unknown names over short cells cannot make the database many times the file.
+      let rowChars = record.length;
+      for (const cell of record) rowChars += cell.length;
+      const json = extraJson(extra, Math.min(MAX_EXTRA_BYTES, 256 + 3 * rowChars));
       row[extraSlot] = json;
       bytes += json.length;
     }
@@ -314,14 +318,14 @@ export function rowBuilder(
 const jsonBytes = (text: string) => Buffer.byteLength(JSON.stringify(text), 'utf8');
 
 /**
- * `extra` as JSON, at most MAX_EXTRA_BYTES: the cells in header order while they fit, the first
- * that does not cut to what is left (ending in "…"), the rest left out and counted under `(cut)`.
+ * `extra` as JSON, at most `maxBytes`: the cells in header order while they fit, the first that does
+ * not cut to what is left (ending in "…"), the rest left out and counted under `(cut)`.
  */
-function extraJson(cells: readonly [string, string][]): string {
+function extraJson(cells: readonly [string, string][], maxBytes: number): string {
   // A null-prototype object: a column named `__proto__` is a key like any other.
   const out: Record<string, string> = Object.create(null);
   // Room is kept for the `(cut)` note (under 160 bytes).
-  const budget = MAX_EXTRA_BYTES - 160;
+  const budget = maxBytes - 160;
   let size = 2;
   let left = 0;
   let leftChars = 0;

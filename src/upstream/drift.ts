@@ -86,22 +86,56 @@ function unwrap(schema: z.ZodType): { core: z.ZodType; known: readonly string[] 
   return { core: s, known };
 }
 
+/** What the walk needs of a schema: its known enum values, its fields, its element. */
+interface Shape {
+  known?: ReadonlySet<string>;
+  fields?: Map<string, Shape>;
+  element?: Shape;
+}
+
+/** Compiled once per schema (the walk runs on every record of every page). */
+const shapes = new WeakMap<z.ZodType, Shape>();
+
+function shapeOf(schema: z.ZodType): Shape {
+  const found = shapes.get(schema);
+  if (found) return found;
+  const shape: Shape = {};
+  // Set before the children: a schema that refers to itself is walked as far as the value goes.
+  shapes.set(schema, shape);
+  const { core, known } = unwrap(schema);
+  if (known) shape.known = new Set(known);
+  else if (core instanceof z.ZodObject) {
+    shape.fields = new Map(
+      Object.entries(core.shape as Record<string, z.ZodType>).map(([k, v]) => [k, shapeOf(v)]),
+    );
+  } else if (core instanceof z.ZodArray) shape.element = shapeOf(core.element as z.ZodType);
+  return shape;
+}
+
 /** Adds to `out` every field and open-enum value of `value` that `schema` does not list. */
 export function findDrift(schema: z.ZodType, value: unknown, path: string, out: DriftCollector): void {
+  walk(shapeOf(schema), value, path, out);
+}
+
+function walk(shape: Shape, value: unknown, path: string, out: DriftCollector): void {
   if (value === null || value === undefined) return;
-  const { core, known } = unwrap(schema);
-  if (known && typeof value === 'string') {
-    if (!known.includes(value)) out.add('enumValue', `${path}=${value}`);
+  if (shape.known) {
+    if (typeof value === 'string' && !shape.known.has(value)) out.add('enumValue', `${path}=${value}`);
     return;
   }
-  if (core instanceof z.ZodObject && typeof value === 'object' && !Array.isArray(value)) {
-    const shape = core.shape as Record<string, z.ZodType>;
+  if (shape.fields && typeof value === 'object' && !Array.isArray(value)) {
+    const fields = shape.fields;
     for (const key of Object.keys(value)) {
-      const field = path ? `${path}.${key}` : key;
-      if (!Object.hasOwn(shape, key)) out.add('field', field);
-      else findDrift(shape[key]!, (value as Record<string, unknown>)[key], field, out);
+      const field = fields.get(key);
+      const name = path ? `${path}.${key}` : key;
+      if (!field) out.add('field', name);
+      else if (field.known || field.fields || field.element) {
+        walk(field, (value as Record<string, unknown>)[key], name, out);
+      }
     }
-  } else if (core instanceof z.ZodArray && Array.isArray(value)) {
-    for (const item of value) findDrift(core.element as z.ZodType, item, `${path}[]`, out);
+  } else if (shape.element && Array.isArray(value)) {
+    const element = shape.element;
+    if (!(element.known || element.fields || element.element)) return;
+    for (const item of value) walk(element, item, `${path}[]`, out);
   }
 }

@@ -74,18 +74,28 @@ export const denomination = z.preprocess(
   smallInteger(MAX_DENOMINATION),
 );
 
-/** A decimal integer sent as text: an amount in the smallest unit (wei, nAVAX), a nonce, a block number. */
-export const uintString = z
-  .string()
-  .regex(/^\d+$/, 'expected an unsigned integer string')
-  .max(MAX_AMOUNT_DIGITS, `${BOUND} expected at most ${MAX_AMOUNT_DIGITS} digits (a uint256)`);
+/** The input of a failed check, when it is a string. */
+const inputOf = (issue: { input?: unknown }) => (typeof issue.input === 'string' ? issue.input : '');
+
+/**
+ * A decimal integer sent as text: an amount in the smallest unit (wei, nAVAX), a nonce, a block
+ * number. One check (on every field of every record): its message tells the shape from the bound.
+ */
+export const uintString = z.string().regex(new RegExp(`^\\d{1,${MAX_AMOUNT_DIGITS}}$`), {
+  error: (issue) =>
+    /^\d+$/.test(inputOf(issue))
+      ? `${BOUND} expected at most ${MAX_AMOUNT_DIGITS} digits (a uint256)`
+      : 'expected an unsigned integer string',
+});
 
 /** Free text stored as sent: no NUL (PostgreSQL refuses it in text), at most `max` characters. */
 export const text = (max = MAX_TEXT_LENGTH) =>
-  z
-    .string()
-    .max(max, `${BOUND} expected at most ${max} characters`)
-    .refine((v) => !v.includes('\u0000'), 'expected text without NUL characters');
+  z.string().regex(new RegExp(`^[^\\u0000]{0,${max}}$`), {
+    error: (issue) =>
+      inputOf(issue).includes('\u0000')
+        ? 'expected text without NUL characters'
+        : `${BOUND} expected at most ${max} characters`,
+  });
 
 /** A string of a narrowly defined shape (an id, a hash), named in the message. */
 export const shaped = (pattern: RegExp, what: string) => z.string().regex(pattern, `expected ${what}`);

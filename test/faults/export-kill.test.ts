@@ -161,7 +161,9 @@ describe('kill -9 of `run exports`', { timeout: 400_000 }, () => {
     // The third start would be one more kill (out of memory, in the case this guards): given up instead.
     const given = await runCli(['run', 'exports'], cliEnv(sim, ws));
     expect(given.code).toBe(1);
-    expect(given.stderr + given.stdout).toContain('its load was started 2 times and the process died in it each time');
+    expect(given.stderr + given.stdout).toContain(
+      'its load was started 2 times and the process died in it each time',
+    );
     const [file] = await query<{ load_status: string; load_error: string }>(
       ws.location,
       'SELECT load_status, load_error FROM export_files',
