@@ -58,25 +58,27 @@ function cutUtf8(text: string, max: number): string {
   return bytes.subarray(0, end).toString('utf8');
 }
 
-/** The raw JSON of a record (lossless: a rewards price keeps its digits), scrubbed and bounded. */
+/**
+ * The raw JSON of a record (lossless: a rewards price keeps its digits), scrubbed and bounded, and
+ * the digest of the whole of it (what names a record whose key cannot be read).
+ */
 export function boundedRaw(
   raw: unknown,
   scrub: (text: string) => string = (t) => t,
-): { raw: string; rawBytes: number; rawCut: number } {
+): { raw: string; rawBytes: number; rawCut: number; digest: string } {
   const json = scrub(stringify(raw) ?? 'null');
   const rawBytes = Buffer.byteLength(json, 'utf8');
+  const digest = createHash('sha256').update(json).digest('hex');
   return rawBytes > MAX_RAW_BYTES
-    ? { raw: cutUtf8(json, MAX_RAW_BYTES), rawBytes, rawCut: 1 }
-    : { raw: json, rawBytes, rawCut: 0 };
+    ? { raw: cutUtf8(json, MAX_RAW_BYTES), rawBytes, rawCut: 1, digest }
+    : { raw: json, rawBytes, rawCut: 0, digest };
 }
 
-/** The row's id: the natural key (with its prefix) when it was readable, else the raw record's hash. */
-export function recordIdOf(key: string | undefined, prefix: string, rawJson: string): string {
-  const id = key === undefined ? undefined : `${prefix}${key}`;
-  if (id !== undefined && id.length <= MAX_KEY_LENGTH) return id;
-  return `sha256:${createHash('sha256')
-    .update(id ?? rawJson)
-    .digest('hex')}`;
+/** The row's id: the natural key (with its prefix) when it was readable (a long one hashed), else the raw record's digest. */
+export function recordIdOf(key: string | undefined, prefix: string, rawDigest: string): string {
+  if (key === undefined) return `sha256:${rawDigest}`;
+  const id = `${prefix}${key}`;
+  return id.length <= MAX_KEY_LENGTH ? id : `sha256:${createHash('sha256').update(id).digest('hex')}`;
 }
 
 /**
@@ -94,8 +96,9 @@ export async function recordFindings(
   const newRecords: SetAsideRecord[] = [];
   for (const r of findings.rejected) {
     const bounded = boundedRaw(r.raw, scrub);
-    const recordId = recordIdOf(r.key, source.keyPrefix ?? '', bounded.raw);
-    const naturalKey = recordId.startsWith('sha256:') ? null : recordId;
+    const recordId = recordIdOf(r.key, source.keyPrefix ?? '', bounded.digest);
+    // Readable: kept (cut at 512 characters; a longer one's id is its hash).
+    const naturalKey = r.key === undefined ? null : `${source.keyPrefix ?? ''}${r.key}`.slice(0, MAX_KEY_LENGTH);
     const fields = r.fields.join(', ');
     const problems = scrub(r.problems);
     const row = await sql.get<{ timesSeen: number }>(
