@@ -13,7 +13,6 @@ import { jobs } from '../../jobs/index.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { createMetrics } from '../../src/metrics/index.js';
 import { type HttpServer, startHttpServer } from '../../src/metrics/server.js';
-import { WebConfigError } from '../../src/metrics/web-access.js';
 import { createManualClock } from '../../src/runtime/clock.js';
 import { captureLog } from '../support/log.js';
 import { eventually, skipWithout, startPrometheus } from '../support/prometheus.js';
@@ -198,7 +197,7 @@ describe.skipIf(skipWithout('openssl'))('metrics web config (METRICS_WEB_CONFIG)
       readiness: async () => ({ ready: true, checks: {} }),
       webConfig,
     }).catch((e) => e);
-    expect(error).toBeInstanceOf(WebConfigError);
+    expect(error).toBeInstanceOf(ConfigError);
     expect(error.message).toContain('tls_server_config.cert_file');
     expect(error.message).toContain(join(dir, 'missing.pem'));
   });
