@@ -36,7 +36,9 @@ async function client(): Promise<void> {
       const res = await pool.request({
         method: 'GET',
         path: '/metrics',
-        headers: { authorization: spec.passwords === 'fixed' ? fixed : header(randomBytes(8).toString('hex')) },
+        headers: {
+          authorization: spec.passwords === 'fixed' ? fixed : header(randomBytes(8).toString('hex')),
+        },
       });
       await res.body.text();
       statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;

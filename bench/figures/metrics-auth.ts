@@ -16,8 +16,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { deletePrefix } from '../../test/support/service.js';
 import { freePort } from '../../test/support/redis-server.js';
+import { deletePrefix } from '../../test/support/service.js';
 import { processCpuMs, startSimulatorProcess } from '../../test/support/sim-process.js';
 import { queryAt } from '../../test/support/store.js';
 import { makeCertificate, webConfigYaml, writeWebConfig } from '../../test/support/web-config.js';
@@ -70,7 +70,13 @@ async function measure(
           '--import',
           'tsx',
           'bench/flood.ts',
-          JSON.stringify({ url: service.url, caFile: service.caFile, clients: CLIENTS, ms, passwords: flood }),
+          JSON.stringify({
+            url: service.url,
+            caFile: service.caFile,
+            clients: CLIENTS,
+            ms,
+            passwords: flood,
+          }),
         ],
         { cwd: root, maxBuffer: 1 << 20 },
       )
@@ -103,7 +109,10 @@ export async function run(): Promise<Figure[]> {
   const dirs = scratch('metrics-auth');
   const dir = dirs.path('');
   const cert = makeCertificate(dir);
-  const webConfig = writeWebConfig(dir, webConfigYaml({ cert, users: { prometheus: 'the-real-password' }, cost: 10 }));
+  const webConfig = writeWebConfig(
+    dir,
+    webConfigYaml({ cert, users: { prometheus: 'the-real-password' }, cost: 10 }),
+  );
   const prefix = `bench-auth-${process.pid}`;
   const configPath = dirs.path('glacier.json');
   writeFileSync(
@@ -134,9 +143,21 @@ export async function run(): Promise<Figure[]> {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const ca = readFileSync(cert.certFile);
-    const service = { url: `https://127.0.0.1:${port}`, pid: child.pid!, database, ca, caFile: cert.certFile };
+    const service = {
+      url: `https://127.0.0.1:${port}`,
+      pid: child.pid!,
+      database,
+      ca,
+      caFile: cert.certFile,
+    };
     for (let waited = 0; ; waited += 200) {
-      if (await probe(service.url, ca).then(() => true, () => false)) break;
+      if (
+        await probe(service.url, ca).then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
       if (waited > 60_000 || child.exitCode !== null) throw new Error('the service did not start');
       await new Promise((r) => setTimeout(r, 200));
     }

@@ -97,7 +97,8 @@ const webConfigSchema = z.strictObject({
     })
     .refine((t) => !t.client_ca_file || t.client_auth_type !== 'NoClientCert', {
       path: ['client_ca_file'],
-      message: 'set without a client_auth_type that asks for client certificates (e.g. RequireAndVerifyClientCert)',
+      message:
+        'set without a client_auth_type that asks for client certificates (e.g. RequireAndVerifyClientCert)',
     })
     .refine((t) => tlsVersionOrder.indexOf(t.min_version) <= tlsVersionOrder.indexOf(t.max_version), {
       path: ['max_version'],

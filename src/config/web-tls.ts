@@ -36,7 +36,13 @@ export function readWebTls(config: WebConfig): WebTls | undefined {
   const parsed = parseCertificate(cert, `${what('cert_file')} ${tls.certFile}`);
   if (ca) parseCertificate(ca, `${what('client_ca_file')} ${tls.clientCaFile}`);
   try {
-    createSecureContext({ cert, key, ...(ca && { ca }), minVersion: tls.minVersion, maxVersion: tls.maxVersion });
+    createSecureContext({
+      cert,
+      key,
+      ...(ca && { ca }),
+      minVersion: tls.minVersion,
+      maxVersion: tls.maxVersion,
+    });
   } catch (cause) {
     throw new ConfigError(
       `${what('key_file')} ${tls.keyFile} cannot be used with cert_file ${tls.certFile}: ${(cause as Error).message}`,

@@ -27,7 +27,12 @@ export interface BcryptChecker {
    * when `lane` already holds its bound of checks. A check still waiting when `signal` aborts (the
    * client left) is dropped and answers false.
    */
-  compare(password: string, hash: string, lane: BcryptLane, signal?: AbortSignal): Promise<boolean> | undefined;
+  compare(
+    password: string,
+    hash: string,
+    lane: BcryptLane,
+    signal?: AbortSignal,
+  ): Promise<boolean> | undefined;
   /** Checks waiting or running, per lane. */
   pending(): Record<BcryptLane, number>;
   /** Stops the thread; checks waiting or running answer false. */

@@ -8,8 +8,8 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import type { WebConfig } from '../config/web-config.js';
 import type { Logger } from '../runtime/logger.js';
+import type { BcryptCheckerOptions } from './bcrypt-checker.js';
 import type { Metrics, Readiness } from './index.js';
-import { type BcryptCheckerOptions } from './bcrypt-checker.js';
 import { createWebAccess, type WebAccess } from './web-access.js';
 
 export interface HttpServerOptions {

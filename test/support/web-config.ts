@@ -51,12 +51,17 @@ export function webConfigYaml(options: {
 }): string {
   const lines: string[] = [];
   if (options.cert) {
-    lines.push('tls_server_config:', `  cert_file: ${options.cert.certFile}`, `  key_file: ${options.cert.keyFile}`);
+    lines.push(
+      'tls_server_config:',
+      `  cert_file: ${options.cert.certFile}`,
+      `  key_file: ${options.cert.keyFile}`,
+    );
   }
   const users = Object.entries(options.users ?? {});
   if (users.length > 0) {
     lines.push('basic_auth_users:');
-    for (const [user, password] of users) lines.push(`  ${user}: ${bcrypt.hashSync(password, options.cost ?? 4)}`);
+    for (const [user, password] of users)
+      lines.push(`  ${user}: ${bcrypt.hashSync(password, options.cost ?? 4)}`);
   }
   lines.push(...(options.extra ?? []));
   return `${lines.join('\n')}\n`;
