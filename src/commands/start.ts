@@ -2,7 +2,7 @@
  * `start`: the service until SIGTERM, SIGINT or SIGQUIT, then a shutdown that ends within its
  * deadline; SIGHUP re-reads the metrics web config (signals.ts).
  */
-import type { Config } from '../config/index.js';
+import { type Config, readWebTls } from '../config/index.js';
 import type { JobList } from '../kernel/index.js';
 import type { Role } from '../queue/jobs.js';
 import { type Service, startService } from '../service/service.js';
@@ -26,6 +26,8 @@ export async function start(config: Config, jobs: JobList, opts: { role: Role })
     },
   });
   try {
+    // Refused before anything opens, as `config check` refuses it: TLS files that do not load.
+    if (config.metricsWebConfig) readWebTls(config.metricsWebConfig);
     service = await startService(config, { jobs, role: opts.role });
   } catch (err) {
     signals.dispose();
