@@ -114,6 +114,60 @@ describe('status and the service', () => {
     expect(stopped.text).toMatch(/^service: NOT RUNNING: no service seen since \S+ \S+Z \(\d+s ago\)/m);
   });
 
+  it('escapes what the database and Redis hold, and shows a malformed heartbeat as malformed', async () => {
+    const { configPath, env } = await setUp();
+    const ESC = '\u001b';
+    const now = new Date().toISOString();
+    // An export in flight whose stored name and dates hold escape sequences (a screen clear, a title).
+    const store = await openStore(storeLocation(h!.location));
+    const sqlite = store.dialect === 'sqlite';
+    try {
+      await store.run(
+        `INSERT INTO export_operations (operation_id, export_name, first_date, last_date, operation_type, request,
+           status, created_at_ms, updated_at_ms, status_history, recorded_at, polled_at)
+         VALUES (?, ?, ?, ?, 'TRANSACTION_EXPORT_EVM', '{}', 'RUNNING', 0, 0, '[]', ?, ?)`,
+        [
+          'op-1',
+          `evil${ESC}[2J${ESC}[H`,
+          `2025-01-01${ESC}]0;pwned\u0007`,
+          '2025-01-02',
+          now,
+          // polled_at is text on SQLite (any value), a timestamp on PostgreSQL.
+          sqlite ? `soon${ESC}[31m` : now,
+        ],
+      );
+    } finally {
+      await store.close();
+    }
+    // Heartbeats: one whose host holds an escape sequence, and three that are not beats at all.
+    const redis = new Redis('redis://127.0.0.1:6379');
+    const beat = (role: unknown, host: unknown) =>
+      JSON.stringify({ role, host, pid: 4242, startedAt: now, beatAt: now });
+    try {
+      await redis.set(`${h!.prefix}:heartbeat:a:1`, beat('all', `host${ESC}[2J`), 'EX', 60);
+      await redis.set(`${h!.prefix}:heartbeat:b:2`, beat(7, 'host-b'), 'EX', 60);
+      await redis.set(`${h!.prefix}:heartbeat:c:3`, `not json${ESC}[2J`, 'EX', 60);
+      await redis.set(`${h!.prefix}:heartbeat:d:4`, JSON.stringify({ role: 'worker' }), 'EX', 60);
+    } finally {
+      redis.disconnect();
+    }
+
+    // Before: `p.role.padEnd is not a function`, exit 1; and the escapes reached the terminal.
+    const seen = await status(configPath, env);
+    expect(seen.text).not.toContain(ESC);
+    expect(seen.text).not.toContain('\u0007');
+    expect(seen.text).toContain('evil\\x1b[2J\\x1b[H 2025-01-01\\x1b]0;pwned\\x07..2025-01-02 RUNNING');
+    if (sqlite) expect(seen.text).toContain('"soon\\u001b[31m" (not a time)');
+    expect(seen.text).toMatch(/^ {2}all\s+host\\x1b\[2J:4242 {2}started /m);
+    for (const key of ['b:2', 'c:3', 'd:4']) {
+      expect(seen.text).toContain(`malformed heartbeat ${h!.prefix}:heartbeat:${key}: `);
+    }
+    expect(seen.json.service!.processes).toHaveLength(1);
+    expect(seen.json.service!.malformed.map((m) => m.key).sort()).toEqual(
+      ['b:2', 'c:3', 'd:4'].map((k) => `${h!.prefix}:heartbeat:${k}`),
+    );
+  });
+
   it('says Redis does not answer, and still reports from the database', async () => {
     const { configPath, env } = await setUp();
     const nobody = await freePort();
