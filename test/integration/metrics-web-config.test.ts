@@ -3,7 +3,6 @@
  * proven with the real Prometheus scraping over TLS with basic auth, and refused without them.
  * The certificate is made with openssl when the test runs.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
@@ -43,35 +42,13 @@ beforeAll(async () => {
   const tmp = tempDir('glacier-web-');
   cleanups.push(tmp.cleanup);
   dir = tmp.dir;
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
+  makeCertificate(dir); // cert.pem, cert-key.pem
   ca = readFileSync(join(dir, 'cert.pem'));
   const webConfig = webConfigFrom(
     [
       'tls_server_config:',
       '  cert_file: cert.pem',
-      '  key_file: key.pem',
+      '  key_file: cert-key.pem',
       'basic_auth_users:',
       `  prometheus: ${bcrypt.hashSync(PASSWORD, 4)}`,
       'http_server_config:',
@@ -219,7 +196,9 @@ describe.skipIf(skipWithout('openssl'))('metrics web config (METRICS_WEB_CONFIG)
   });
 
   it('names the certificate file it cannot read', async () => {
-    const webConfig = webConfigFrom('tls_server_config:\n  cert_file: missing.pem\n  key_file: key.pem\n');
+    const webConfig = webConfigFrom(
+      'tls_server_config:\n  cert_file: missing.pem\n  key_file: cert-key.pem\n',
+    );
     const { log } = captureLog('info');
     const error = await startHttpServer({
       host: '127.0.0.1',
@@ -247,7 +226,7 @@ describe.skipIf(skipWithout('openssl'))('the TLS files of a web config', () => {
   };
 
   it('refuses a device as cert_file at once, naming the key and the file (it read /dev/zero to 3 GB)', async () => {
-    const error = await startWith('tls_server_config:\n  cert_file: /dev/zero\n  key_file: key.pem\n');
+    const error = await startWith('tls_server_config:\n  cert_file: /dev/zero\n  key_file: cert-key.pem\n');
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(
       /^Cannot read METRICS_WEB_CONFIG \/.*\/web-\w+\.yml: tls_server_config\.cert_file \/dev\/zero: not a regular file \(a character device\)$/,
@@ -267,7 +246,9 @@ describe.skipIf(skipWithout('openssl'))('the TLS files of a web config', () => {
 
   it('refuses a certificate file that holds no certificate', async () => {
     writeFileSync(join(dir, 'not-a-cert.pem'), 'hello\n');
-    const error = await startWith('tls_server_config:\n  cert_file: not-a-cert.pem\n  key_file: key.pem\n');
+    const error = await startWith(
+      'tls_server_config:\n  cert_file: not-a-cert.pem\n  key_file: cert-key.pem\n',
+    );
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toContain('tls_server_config.cert_file');
     expect((error as Error).message).toContain('holds no certificate');
@@ -316,7 +297,7 @@ describe.skipIf(skipWithout('openssl'))('a web config changed while the server r
         .map((l) => JSON.parse(l) as { msg?: string; err?: string });
     return { path, server: s, status, lines };
   }
-  const tlsLines = ['tls_server_config:', `  cert_file: cert.pem`, `  key_file: key.pem`];
+  const tlsLines = ['tls_server_config:', `  cert_file: cert.pem`, `  key_file: cert-key.pem`];
   const users = (password: string) => ['basic_auth_users:', `  prometheus: ${bcrypt.hashSync(password, 4)}`];
 
   it('a rotated password works without a restart; the old one is refused', async () => {
@@ -351,7 +332,7 @@ describe.skipIf(skipWithout('openssl'))('a web config changed while the server r
   it('a renewed certificate is served to new connections', async () => {
     const renewed = makeCertificate(dir, 'renewed');
     const live = await serverOn(
-      ['tls_server_config:', '  cert_file: cert.pem', '  key_file: key.pem', ...users('pw')].join('\n'),
+      ['tls_server_config:', '  cert_file: cert.pem', '  key_file: cert-key.pem', ...users('pw')].join('\n'),
     );
     writeFileSync(
       live.path,

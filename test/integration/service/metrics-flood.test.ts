@@ -12,8 +12,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, Pool, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CliProcess, spawnCli, stopCli } from '../../support/cli.js';
-import { eventually, freePort, skipWithout, startPrometheus } from '../../support/prometheus.js';
+import { type CliProcess, stopCli } from '../../support/cli.js';
+import { eventually, skipWithout, startPrometheus } from '../../support/prometheus.js';
 import { type ServiceHarness, serviceHarness } from '../../support/service.js';
 import { queryAt } from '../../support/store.js';
 import { basicAuth, makeCertificate, webConfigYaml, writeWebConfig } from '../../support/web-config.js';
@@ -43,23 +43,12 @@ describe.skipIf(skipWithout('openssl') || skipWithout('prometheus'))(
         h.dir,
         webConfigYaml({ cert, users: { prometheus: PASSWORD }, cost: 10 }),
       );
-      const configPath = join(h.dir, 'glacier.json');
-      writeFileSync(
-        configPath,
-        JSON.stringify({
-          jobs: { supply: { schedule: '* * * * * *' } },
-          service: { queuePrefix: h.prefix, shutdownGrace: '5s' },
-        }),
+      const started = await h.spawnStart(
+        { jobs: { supply: { schedule: '* * * * * *' } } },
+        { METRICS_WEB_CONFIG: webConfig, LOG_LEVEL: 'warn' },
       );
-      const port = await freePort();
-      proc = spawnCli(['start', '-c', configPath], {
-        GLACIER_BASE_URL: h.sim.url,
-        ...h.dbEnv,
-        METRICS_HOST: '127.0.0.1',
-        METRICS_PORT: String(port),
-        METRICS_WEB_CONFIG: webConfig,
-        LOG_LEVEL: 'warn',
-      });
+      proc = started.proc;
+      const port = started.port;
       const base = `https://127.0.0.1:${port}`;
       const ca = readFileSync(cert.certFile);
       const agent = new Agent({ connect: { ca } });

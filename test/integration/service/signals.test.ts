@@ -3,13 +3,12 @@
  * the metrics web config and never stops the service (it exited at once with 129, leaving a run
  * `running` and its heartbeat in Redis); SIGTERM, SIGINT and SIGQUIT stop it gracefully.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CliProcess, spawnCli, stopCli } from '../../support/cli.js';
-import { eventually, freePort, skipWithout } from '../../support/prometheus.js';
+import { type CliProcess, stopCli } from '../../support/cli.js';
+import { eventually, skipWithout } from '../../support/prometheus.js';
 import { type ServiceHarness, serviceHarness } from '../../support/service.js';
 import { queryAt } from '../../support/store.js';
 import { tempDir } from '../../support/tmp.js';
@@ -32,24 +31,13 @@ afterEach(async () => {
 
 async function startWith(env: Record<string, string>): Promise<{ port: number }> {
   h = await serviceHarness({ sim: { faults: { endpoints: { supply: { latencyMs: 1_500 } } } } });
-  const configPath = join(h.dir, 'glacier.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      jobs: { supply: { schedule: '* * * * * *' } },
-      service: { queuePrefix: h.prefix, shutdownGrace: '20s' },
-    }),
+  const started = await h.spawnStart(
+    { jobs: { supply: { schedule: '* * * * * *' } }, service: { shutdownGrace: '20s' } },
+    env,
   );
-  const port = await freePort();
-  proc = spawnCli(['start', '-c', configPath], {
-    GLACIER_BASE_URL: h.sim.url,
-    ...h.dbEnv,
-    METRICS_HOST: '127.0.0.1',
-    METRICS_PORT: String(port),
-    ...env,
-  });
+  proc = started.proc;
   await proc.waitForOutput(/glacier-collector started/, 30_000);
-  return { port };
+  return { port: started.port };
 }
 
 async function heartbeats(prefix: string): Promise<string[]> {
