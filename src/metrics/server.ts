@@ -19,7 +19,7 @@ export interface HttpServerOptions {
   /** Without it, /metrics answers 404 (a process that serves health only). */
   metrics?: Metrics | undefined;
   readiness: () => Promise<Readiness>;
-  /** Longest wait for the readiness checks before /readyz answers 503. @defaultValue 5000 ms */
+  /** Longest wait for the readiness checks before /readyz answers 503. @defaultValue DEFAULT_READINESS_TIMEOUT_MS (5 s) */
   readinessTimeoutMs?: number;
   /** METRICS_WEB_CONFIG: TLS for every path, basic auth for /metrics and /readyz. @defaultValue none: plain HTTP, open */
   webConfig?: WebConfig | undefined;
@@ -40,10 +40,12 @@ export class HttpServerError extends Error {
 }
 
 const CLOSE_GRACE_MS = 1000;
+/** How long /readyz waits for its checks before answering 503 (a probe's timeout must be longer). */
+export const DEFAULT_READINESS_TIMEOUT_MS = 5000;
 
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const { log, metrics } = options;
-  const readinessTimeoutMs = options.readinessTimeoutMs ?? 5000;
+  const readinessTimeoutMs = options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS;
 
   const web = options.webConfig;
   const tls = web && tlsOptions(web);
