@@ -7,8 +7,9 @@
  * image's user and paths, secrets from files, the scrape and the alert rules of deploy/prometheus/.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, posix, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -333,6 +334,69 @@ describe('deploy/kubernetes: the collector’s pods', () => {
         ]);
       });
     });
+  }
+});
+
+describe('deploy/kubernetes: the web-config component', () => {
+  // An operator's overlay: a shipped one, with the component.
+  const dir = mkdtempSync(join(tmpdir(), 'glacier-k8s-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const withComponent = (overlay: string) => {
+    const sub = join(dir, overlay);
+    mkdirSync(sub, { recursive: true });
+    const to = (path: string) => relative(sub, join(root, 'deploy/kubernetes', path));
+    writeFileSync(
+      join(sub, 'kustomization.yaml'),
+      `resources:\n  - ${to(`overlays/${overlay}`)}\ncomponents:\n  - ${to('components/web-config')}\n`,
+    );
+    return sub;
+  };
+
+  for (const overlay of overlays) {
+    it(`${overlay}: mounts the web config and the certificate, probes and scrapes over HTTPS with basic auth`, () => {
+      const sub = withComponent(overlay);
+      const objects = kustomize(sub);
+      if (hasBinary('kubectl')) {
+        const theirs = parseAllDocuments(
+          execFileSync('kubectl', ['kustomize', sub], { encoding: 'utf8' }),
+        ).map((d) => d.toJS() as K8sObject);
+        expect(objects.map((o) => JSON.stringify(sortKeys(o))).sort()).toEqual(
+          theirs.map((o) => JSON.stringify(sortKeys(o))).sort(),
+        );
+      }
+      expect(schemaProblems(objects)).toEqual([]);
+      for (const w of collectors(objects)) {
+        const c = container(w);
+        const path = (c.env as { name: string; value: string }[]).find(
+          (e) => e.name === 'METRICS_WEB_CONFIG',
+        )!.value;
+        const mount = mountOf(w, 'web-config');
+        expect(mount.readOnly).toBe(true);
+        expect(posix.dirname(path)).toBe(mount.mountPath);
+        const volume = podSpec(w).volumes.find((v: { name: string }) => v.name === 'web-config');
+        const files = volume.projected.sources.flatMap((s: { secret: { items: { path: string }[] } }) =>
+          s.secret.items.map((i) => i.path),
+        );
+        expect(files.sort()).toEqual([posix.basename(path), 'tls.crt', 'tls.key'].sort());
+        for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+          expect(c[probe].httpGet.scheme, probe).toBe('HTTPS');
+        }
+      }
+      const [endpoint] = one(objects, 'ServiceMonitor', 'glacier-collector').spec.endpoints;
+      expect(endpoint).toMatchObject({
+        port: 'metrics',
+        path: '/metrics',
+        scheme: 'https',
+        tlsConfig: {
+          serverName: 'glacier-collector',
+          ca: { secret: { name: 'glacier-collector-tls', key: 'ca.crt' } },
+        },
+        basicAuth: {
+          username: { name: 'glacier-collector-web-config', key: 'username' },
+          password: { name: 'glacier-collector-web-config', key: 'password' },
+        },
+      });
+    }, 60_000);
   }
 });
 
