@@ -1,13 +1,15 @@
 /**
  * The HTTP server on METRICS_HOST:METRICS_PORT: `/metrics` (Prometheus text, OpenMetrics when the
  * scraper asks), `/healthz` (the process is alive) and `/readyz` (every readiness check, 503 when
- * one fails). GET and HEAD; nothing else is served.
+ * one fails; with basic auth, the checks' details for a listed user only). GET and HEAD; nothing
+ * else is served.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { WebConfig } from '../config/web-config.js';
 import type { Logger } from '../runtime/logger.js';
+import type { AuthOutcome } from './basic-auth.js';
 import type { BcryptCheckerOptions } from './bcrypt-checker.js';
 import type { Metrics, Readiness } from './index.js';
 import { createWebAccess, type WebAccess } from './web-access.js';
@@ -20,9 +22,9 @@ export interface HttpServerOptions {
   /** Without it, /metrics answers 404 (a process that serves health only). */
   metrics?: Metrics | undefined;
   readiness: () => Promise<Readiness>;
-  /** Longest wait for the readiness checks before /readyz answers 503. @defaultValue 5000 ms */
+  /** Longest wait for the readiness checks before /readyz answers 503. @defaultValue DEFAULT_READINESS_TIMEOUT_MS (5 s) */
   readinessTimeoutMs?: number;
-  /** METRICS_WEB_CONFIG: TLS for every path, basic auth for /metrics and /readyz. @defaultValue none: plain HTTP, open */
+  /** METRICS_WEB_CONFIG: TLS for every path, basic auth for /metrics and /readyz's details. @defaultValue none: plain HTTP, open */
   webConfig?: WebConfig | undefined;
   /** How often the web config's files are looked at for a change. @defaultValue RECHECK_MS (1 s) */
   webConfigRecheckMs?: number;
@@ -51,10 +53,12 @@ export class HttpServerError extends Error {
 }
 
 const CLOSE_GRACE_MS = 1000;
+/** How long /readyz waits for its checks before answering 503 (a probe's timeout must be longer). */
+export const DEFAULT_READINESS_TIMEOUT_MS = 5000;
 
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const { log, metrics } = options;
-  const readinessTimeoutMs = options.readinessTimeoutMs ?? 5000;
+  const readinessTimeoutMs = options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS;
 
   let server: Server | undefined;
   const web: WebAccess | undefined =
@@ -75,22 +79,19 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     }
     const certProblem = web?.clientCertProblem(req);
     if (certProblem) return send(res, 403, 'text/plain; charset=utf-8', `${certProblem}\n`);
-    if (web && (path === '/metrics' || path === '/readyz')) {
-      // A client that leaves while its check waits takes its check with it.
-      const left = new AbortController();
-      res.once('close', () => left.abort());
-      const outcome = await web.authorize(req, left.signal);
-      if (outcome === 'busy') {
-        // Refused at once, nothing queued: the checks of new credentials are at their bound.
-        return send(res, 429, 'text/plain; charset=utf-8', 'too many authentication attempts\n', {
-          'retry-after': '1',
-        });
-      }
-      if (outcome === 'unauthorized') {
-        return send(res, 401, 'text/plain; charset=utf-8', 'unauthorized\n', {
-          'www-authenticate': 'Basic realm="glacier-collector", charset="UTF-8"',
-        });
-      }
+    // /metrics needs a listed user; /readyz answers anyone, its checks' details only a listed user.
+    const outcome =
+      web && (path === '/metrics' || path === '/readyz') ? await authorize(web, req, res) : 'ok';
+    if (path === '/metrics' && outcome === 'busy') {
+      // Refused at once, nothing queued: the checks of new credentials are at their bound.
+      return send(res, 429, 'text/plain; charset=utf-8', 'too many authentication attempts\n', {
+        'retry-after': '1',
+      });
+    }
+    if (path === '/metrics' && outcome === 'unauthorized') {
+      return send(res, 401, 'text/plain; charset=utf-8', 'unauthorized\n', {
+        'www-authenticate': 'Basic realm="glacier-collector", charset="UTF-8"',
+      });
     }
     switch (path) {
       case '/metrics': {
@@ -102,10 +103,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         return sendJson(res, 200, { status: 'ok' });
       case '/readyz': {
         const readiness = await readWithin(options.readiness, readinessTimeoutMs);
-        return sendJson(res, readiness.ready ? 200 : 503, {
-          status: readiness.ready ? 'ready' : 'not ready',
-          checks: readiness.checks,
-        });
+        const status = readiness.ready ? 'ready' : 'not ready';
+        // A readiness probe has no credentials (the kubelet's cannot carry a password outside the
+        // manifest): without them (or with the checks at their bound) it gets the answer, and only
+        // a listed user the checks' details.
+        if (outcome !== 'ok') return sendJson(res, readiness.ready ? 200 : 503, { status });
+        return sendJson(res, readiness.ready ? 200 : 503, { status, checks: readiness.checks });
       }
     }
     return send(res, 404, 'text/plain; charset=utf-8', 'not found: try /metrics, /healthz or /readyz\n');
@@ -164,6 +167,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       return closing;
     },
   };
+}
+
+/** The basic-auth verdict on a request; a client that leaves while its check waits takes its check with it. */
+function authorize(web: WebAccess, req: IncomingMessage, res: ServerResponse): Promise<AuthOutcome> {
+  const left = new AbortController();
+  res.once('close', () => left.abort());
+  return web.authorize(req, left.signal);
 }
 
 /** The readiness checks, or a failed "readiness" check when they throw or hang. */

@@ -1,8 +1,9 @@
 /**
  * What METRICS_WEB_CONFIG asks of the metrics server (src/config/web-config.ts), kept current while
  * the service runs: its TLS options, its response headers, and the basic-auth check of /metrics and
- * /readyz. /healthz stays open: a liveness probe (the image's HEALTHCHECK) has no credentials, and
- * it tells nothing but "the process answers".
+ * of /readyz's details. /healthz stays open, and /readyz answers ready or not without credentials:
+ * probes (the image's HEALTHCHECK, the kubelet's) have none, and they learn nothing but "the process
+ * answers" and "its checks pass".
  *
  * The web config and its TLS files are re-read when they change, as exporter-toolkit re-reads them
  * (it reads the file on every request and the certificates on every connection): a request looks

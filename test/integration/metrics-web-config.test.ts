@@ -10,7 +10,7 @@ import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '../../jobs/index.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
-import { createMetrics } from '../../src/metrics/index.js';
+import { createMetrics, type Metrics } from '../../src/metrics/index.js';
 import { type HttpServer, startHttpServer } from '../../src/metrics/server.js';
 import { createManualClock } from '../../src/runtime/clock.js';
 import { captureLog } from '../support/log.js';
@@ -28,6 +28,7 @@ const PASSWORD = 'scrape-password-3b9f';
 let dir: string;
 let server: HttpServer;
 let agent: Agent;
+let metrics: Metrics;
 let ca: Buffer;
 
 /** A config file's text written beside the certificate, loaded as the collector would. */
@@ -60,7 +61,7 @@ beforeAll(async () => {
   cleanups.push(db.cleanup);
   const config = loadConfig({ env: {}, cwd: '/nonexistent', file: {} });
   const { log } = captureLog('info');
-  const metrics = createMetrics({ store: db.store, config, log, clock: createManualClock(0), jobs });
+  metrics = createMetrics({ store: db.store, config, log, clock: createManualClock(0), jobs });
   server = await startHttpServer({
     host: '127.0.0.1',
     port: 0,
@@ -83,13 +84,17 @@ async function get(path: string, auth?: string) {
 }
 
 describe.skipIf(skipWithout('openssl'))('metrics web config (METRICS_WEB_CONFIG)', () => {
-  it('serves over TLS; /metrics and /readyz need the basic-auth user, /healthz stays open', async () => {
+  it('serves over TLS; /metrics and /readyz’s details need the basic-auth user, /healthz stays open', async () => {
     expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect((await get('/healthz')).status).toBe(200);
     const anonymous = await get('/metrics');
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers['www-authenticate']).toMatch(/^Basic realm=/);
-    expect((await get('/readyz')).status).toBe(401);
+    // A probe without credentials learns ready or not, and nothing of the checks.
+    const probe = await get('/readyz');
+    expect(probe.status).toBe(200);
+    expect(JSON.parse(probe.body)).toEqual({ status: 'ready' });
+    expect((await get('/readyz', 'prometheus:wrong')).body).not.toContain('checks');
     expect((await get('/metrics', 'prometheus:wrong')).status).toBe(401);
     expect((await get('/metrics', `someone:${PASSWORD}`)).status).toBe(401);
     const ok = await get('/metrics', `prometheus:${PASSWORD}`);
@@ -97,7 +102,9 @@ describe.skipIf(skipWithout('openssl'))('metrics web config (METRICS_WEB_CONFIG)
     expect(ok.body).toContain('glacier_scrape_collector_success');
     expect(ok.headers['x-content-type-options']).toBe('nosniff');
     // A second request is answered from the cache of verified credentials, the same way.
-    expect((await get('/readyz', `prometheus:${PASSWORD}`)).status).toBe(200);
+    const detailed = await get('/readyz', `prometheus:${PASSWORD}`);
+    expect(detailed.status).toBe(200);
+    expect(JSON.parse(detailed.body).checks).toBeDefined();
     // Plain HTTP to the TLS port gets no answer.
     await expect(request(server.url.replace('https:', 'http:'))).rejects.toThrow();
   });
@@ -276,13 +283,14 @@ describe.skipIf(skipWithout('openssl'))('a web config changed while the server r
       port: 0,
       log: captured.log,
       readiness: async () => ({ ready: true, checks: {} }),
+      metrics,
       webConfig,
       webConfigRecheckMs: 0,
       ...options,
     });
     servers.push(s);
     const status = async (credentials: string, dispatcher = agent) => {
-      const res = await request(`${s.url}/readyz`, {
+      const res = await request(`${s.url}/metrics`, {
         dispatcher,
         headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` },
       });
