@@ -7,23 +7,31 @@ import {
   describeConfig,
   maskUrlCredentials,
   printableDatabaseLocation,
+  readWebTls,
+  type WebTls,
 } from '../config/index.js';
+import { forTerminal } from '../escape/terminal.js';
 import { packageRoot } from '../runtime/package-root.js';
 import { openConfiguredStore } from '../service/app.js';
 import { formatTable } from '../terminal/text-table.js';
 import { planBudget } from './budget.js';
 import { UsageError } from './usage.js';
 
-/** `config check`: a short summary of what the configuration does; `--print` the whole of it. */
+/**
+ * `config check`: a short summary of what the configuration does; `--print` the whole of it. The
+ * metrics web config is loaded as `start` loads it: its TLS files are opened and parsed too, so a
+ * certificate `start` would refuse fails here first.
+ */
 export function checkConfig(config: Config, opts: { print?: boolean } = {}): void {
-  console.log(opts.print ? JSON.stringify(describeConfig(config), null, 2) : summarizeConfig(config));
+  const tls = config.metricsWebConfig && readWebTls(config.metricsWebConfig);
+  console.log(opts.print ? JSON.stringify(describeConfig(config), null, 2) : summarizeConfig(config, tls));
 }
 
 /**
  * The summary reads the job sections as the file names them (`usageMetrics`): the job list, and
  * all it imports, stays unloaded, so `config check` starts fast.
  */
-export function summarizeConfig(config: Config): string {
+export function summarizeConfig(config: Config, tls?: WebTls): string {
   const configured = Object.entries(config.jobs).flatMap(([key, section]) =>
     section ? [{ job: key, when: section }] : [],
   );
@@ -55,12 +63,33 @@ export function summarizeConfig(config: Config): string {
     `store:   ${config.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} ${printableDatabaseLocation(config)}`,
     `redis:   ${maskUrlCredentials(config.redisUrl)} (queue prefix ${config.service.queuePrefix}, ${config.service.concurrency} jobs at once per worker)`,
     `budget:  ${n(budget.perDay)} CU/day, ${n(budget.perMinute)} CU/minute (${budget.source})`,
-    `metrics: http://${config.metricsHost}:${config.metricsPort}/metrics`,
+    ...describeMetricsAccess(config, tls),
     `API:     ${maskUrlCredentials(config.baseUrl)}, ${config.apiKey ? 'API key set' : 'no API key (keyless limits)'}`,
     '',
     'The whole resolved configuration (defaults filled in, secrets masked): glacier-collector config check --print',
   );
   return lines.join('\n');
+}
+
+/** The metrics address as it is served: its scheme, and what protects it. */
+function describeMetricsAccess(config: Config, tls: WebTls | undefined): string[] {
+  const web = config.metricsWebConfig;
+  const host = config.metricsHost.includes(':') ? `[${config.metricsHost}]` : config.metricsHost;
+  const url = `${web?.tls ? 'https' : 'http'}://${host}:${config.metricsPort}/metrics`;
+  if (!web) return [`metrics: ${url} (open to whoever reaches the port: no METRICS_WEB_CONFIG)`];
+  const users = Object.keys(web.users);
+  const lines = [`metrics: ${url} (METRICS_WEB_CONFIG ${web.path})`];
+  if (web.tls && tls) {
+    lines.push(
+      `         TLS ${web.tls.minVersion} to ${web.tls.maxVersion}, certificate ${tls.subject} valid until ${tls.validTo.toISOString()}, client certificates: ${web.tls.clientAuth}`,
+    );
+  } else lines.push('         TLS off: plain HTTP, a basic-auth password travels in clear');
+  lines.push(
+    users.length > 0
+      ? `         basic auth on for /metrics and /readyz: ${users.length} user${users.length === 1 ? '' : 's'} (${users.map(forTerminal).join(', ')})`
+      : '         basic auth off: anyone who reaches the port reads /metrics',
+  );
+  return lines;
 }
 
 /** `config init [path]`: a commented starter file (the example of every key); never overwrites. */

@@ -272,7 +272,7 @@ export function rowBuilder(
     row[exportSlot] = fixed.exportName;
     row[operationSlot] = fixed.operationId;
     let bytes = 64;
-    let extra: [string, string][] | undefined;
+    const extra: [string, string][] = [];
     const problems: { field: string; rule: string; bound: boolean }[] = [];
     for (const p of plan.placed) {
       const raw = record[p.index] ?? '';
@@ -292,16 +292,16 @@ export function rowBuilder(
       const value = p.convert(raw);
       if (value instanceof OutOfBounds)
         problems.push({ field: p.header, rule: `${BOUND} ${value.rule}`, bound: true });
-      else if (value === undefined) (extra ??= []).push([p.header, raw]);
+      else if (value === undefined) extra.push([p.header, raw]);
       else row[p.slot] = value;
     }
     if (problems.length > 0)
       return { rejected: rejectedRow(plan, fixed, record, line, row[chainSlot], row[hashSlot], problems) };
     for (const e of plan.extra) {
       const raw = record[e.index];
-      if (raw) (extra ??= []).push([e.name, raw]);
+      if (raw) extra.push([e.name, raw]);
     }
-    if (extra) {
+    if (extra.length > 0) {
       // At most 4 KiB, and no more than about three times what the row itself holds: a header of
       // long unknown names over short cells cannot make the database many times the file.
       let rowChars = record.length;

@@ -98,7 +98,8 @@ export async function recordFindings(
     const bounded = boundedRaw(r.raw, scrub);
     const recordId = recordIdOf(r.key, source.keyPrefix ?? '', bounded.digest);
     // Readable: kept (cut at 512 characters; a longer one's id is its hash).
-    const naturalKey = r.key === undefined ? null : `${source.keyPrefix ?? ''}${r.key}`.slice(0, MAX_KEY_LENGTH);
+    const naturalKey =
+      r.key === undefined ? null : `${source.keyPrefix ?? ''}${r.key}`.slice(0, MAX_KEY_LENGTH);
     const fields = r.fields.join(', ');
     const problems = scrub(r.problems);
     const row = await sql.get<{ timesSeen: number }>(
