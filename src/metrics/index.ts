@@ -116,7 +116,11 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   // Read only: the export handlers keep export_summaries current (jobs/exports.ts).
   defineExportsCollector(scrape, store);
   defineJobsCollector(scrape, store, config, jobs);
-  defineRecordsCollector(scrape, store);
+  defineRecordsCollector(
+    scrape,
+    store,
+    jobs.filter((j) => j.restore && j.schedule(config)).map((j) => j.name),
+  );
   const readers: ServiceReaders = {};
   defineServiceCollectors(scrape, config.budget, readers);
 

@@ -2,11 +2,12 @@ import { countDriftNames, countSetAsideRecords, type Store } from '../../store/i
 import type { Scrape } from '../scrape.js';
 
 /**
- * What the checks at the boundary keep: records set aside and waiting (rejected_records, per job;
+ * What the checks at the boundary keep: records set aside and waiting (rejected_records, per job,
+ * a series for each of `jobs`, the configured jobs that set records aside;
  * the counter `glacier_records_rejected_total` counts them as they come), and the drift seen, the
  * distinct fields and enum values per endpoint that the OpenAPI does not list (upstream_drift).
  */
-export function defineRecordsCollector(scrape: Scrape, store: Store): void {
+export function defineRecordsCollector(scrape: Scrape, store: Store, jobs: readonly string[]): void {
   scrape.define({
     name: 'records',
     families: {
@@ -22,6 +23,8 @@ export function defineRecordsCollector(scrape: Scrape, store: Store): void {
       },
     },
     async read(g, _cap, label) {
+      // Every configured job that sets records aside has its series, 0 when none waits.
+      for (const job of jobs) g.setAside.set({ job_name: job }, 0);
       for (const r of await countSetAsideRecords(store)) {
         g.setAside.set({ job_name: label('glacier_records_set_aside', r.job) }, r.records);
       }
