@@ -41,6 +41,31 @@ const T3 = '2025-06-15T12:02:00.000Z';
 
 const all = (store: Store, sql: string) => store.all<Record<string, unknown>>(sql);
 
+/**
+ * A SQLite database of an earlier version: every shipped migration before the first whose tag holds
+ * `tag` (Drizzle applies what is newer than the last one applied: none after it is kept either).
+ */
+async function storeBefore(tag: string): Promise<{ path: string; store: Store }> {
+  const { dir, cleanup } = tempDir();
+  cleanups.push(cleanup);
+  const before = join(dir, 'before');
+  mkdirSync(join(before, 'meta'), { recursive: true });
+  const folder = migrationsFolder('sqlite');
+  const journal = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8'));
+  journal.entries = journal.entries.slice(
+    0,
+    journal.entries.findIndex((e: { tag: string }) => e.tag.includes(tag)),
+  );
+  for (const { tag: kept } of journal.entries as { tag: string }[]) {
+    copyFileSync(join(folder, `${kept}.sql`), join(before, `${kept}.sql`));
+  }
+  writeFileSync(join(before, 'meta', '_journal.json'), JSON.stringify(journal));
+  const path = join(dir, 'old.db');
+  const store = await openStore(storeLocation(path), { migrate: false });
+  migrate(drizzle(sqliteConnection(store)!), { migrationsFolder: before });
+  return { path, store };
+}
+
 async function insertTx(
   store: Store,
   chain: string,
@@ -296,23 +321,8 @@ describe('metrics summaries', () => {
   it.skipIf(onPostgres)(
     'are filled from the rows already stored when the migration runs on an existing database (SQLite)',
     async () => {
-      const { dir, cleanup } = tempDir();
-      cleanups.push(cleanup);
       // A database at every migration before the metrics ones, with data.
-      const first = join(dir, 'first');
-      mkdirSync(join(first, 'meta'), { recursive: true });
-      const folder = migrationsFolder('sqlite');
-      const journal = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8'));
-      // (Drizzle applies what is newer than the last migration applied: keep none after them either.)
-      const firstMetrics = journal.entries.findIndex((e: { tag: string }) => e.tag.includes('metrics'));
-      journal.entries = journal.entries.slice(0, firstMetrics);
-      for (const { tag } of journal.entries as { tag: string }[]) {
-        copyFileSync(join(folder, `${tag}.sql`), join(first, `${tag}.sql`));
-      }
-      writeFileSync(join(first, 'meta', '_journal.json'), JSON.stringify(journal));
-      const path = join(dir, 'old.db');
-      const old = await openStore(storeLocation(path), { migrate: false });
-      migrate(drizzle(sqliteConnection(old)!), { migrationsFolder: first });
+      const { path, store: old } = await storeBefore('metrics');
       expect(await all(old, "SELECT name FROM sqlite_master WHERE name = 'transaction_summaries'")).toEqual(
         [],
       );
@@ -355,22 +365,8 @@ describe('metrics summaries', () => {
   it.skipIf(onPostgres)(
     'the records migration on an existing database (SQLite): transactions kept with their delete trigger, a clamped reward sum recounted',
     async () => {
-      const { dir, cleanup } = tempDir();
-      cleanups.push(cleanup);
       // A database of the version before: every migration before 0006_records_set_aside, with data.
-      const before = join(dir, 'before');
-      mkdirSync(join(before, 'meta'), { recursive: true });
-      const folder = migrationsFolder('sqlite');
-      const journal = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8'));
-      const records = journal.entries.findIndex((e: { tag: string }) => e.tag.includes('records_set_aside'));
-      journal.entries = journal.entries.slice(0, records);
-      for (const { tag } of journal.entries as { tag: string }[]) {
-        copyFileSync(join(folder, `${tag}.sql`), join(before, `${tag}.sql`));
-      }
-      writeFileSync(join(before, 'meta', '_journal.json'), JSON.stringify(journal));
-      const path = join(dir, 'old.db');
-      const old = await openStore(storeLocation(path), { migrate: false });
-      migrate(drizzle(sqliteConnection(old)!), { migrationsFolder: before });
+      const { path, store: old } = await storeBefore('records_set_aside');
       for (let i = 0; i < 10; i++) await insertTx(old, String(i % 2), `0x${i}`, i);
       // That version's writer counted transactions itself: as it would have.
       await old.exec(`INSERT INTO transaction_summaries (network, chain_id, transactions, newest_block_timestamp)
