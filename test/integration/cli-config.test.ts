@@ -29,7 +29,7 @@ describe.skipIf(onPostgres)('config check and config init', () => {
           signatures: {
             schedule: '0 * * * *',
             enabled: false,
-            txHashes: ['2oxtFTU5N5o6vQXihy727Bx8CVPAiC1A2oxtFTU5N5o6vQXih'],
+            txHashes: ['ASfYWNc2QSgzyWmJBVQJKCWgdmLEYgkvkegrBx4K4iP9AxX45'],
           },
         },
         budget: { computeUnitsPerDay: 50_000 },

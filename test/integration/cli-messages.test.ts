@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { demoAddress, demoCb58 } from '../../src/commands/demo-config.js';
+import { demoAddress, demoCb58, demoNodeId } from '../../src/commands/demo-config.js';
 import { runCli } from '../support/cli.js';
 import { onPostgres } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
@@ -70,6 +70,32 @@ describe.skipIf(onPostgres)('config check messages', () => {
     expect(at('jobs.supply.schedule')).toEqual(['  - jobs.supply.schedule: missing (required)']);
     expect(r.stderr).not.toContain('expected string, received');
     expect(r.stderr).not.toContain('e+47"');
+  });
+
+  it('checks node ids and transaction ids with their cb58 checksum, as addresses are checked', async () => {
+    const node = demoNodeId('n');
+    const tx = demoCb58('t');
+    const changed = (id: string) => `${id.slice(0, -1)}${id.endsWith('2') ? '3' : '2'}`;
+    const path = file(
+      'glacier-collector.yaml',
+      [
+        'jobs:',
+        '  rewards:',
+        '    schedule: "0 * * * *"',
+        `    nodeIds: [${node}, ${changed(node)}, ${node.slice(0, -2)}]`,
+        '  signatures:',
+        '    schedule: "0 * * * *"',
+        `    txHashes: [${tx}, ${changed(tx)}]`,
+        '',
+      ].join('\n'),
+    );
+    const r = await runCli(['config', 'check', '-c', path]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n').slice(1)).toEqual([
+      `  - jobs.rewards.nodeIds[1] = "${changed(node)}": has an invalid cb58 checksum (a typo?)`,
+      `  - jobs.rewards.nodeIds[2] = "${node.slice(0, -2)}": is not a node id: its cb58 holds 19 bytes where a node id has 20 (a character missing or added?)`,
+      `  - jobs.signatures.txHashes[1] = "${changed(tx)}": has an invalid cb58 checksum (a typo?)`,
+    ]);
   });
 
   it('names the closest key of the section, inside lists too, and the valid keys when none is close', async () => {

@@ -85,7 +85,7 @@ beforeAll(async () => {
         signatures: {
           schedule: '0 0 * * *',
           enabled: false,
-          txHashes: ['2oxtFTU5N5o6vQXihy727Bx8CVPAiC1A2oxtFTU5N5o6vQXih'],
+          txHashes: ['ASfYWNc2QSgzyWmJBVQJKCWgdmLEYgkvkegrBx4K4iP9AxX45'],
         },
       },
     }),
