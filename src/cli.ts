@@ -9,6 +9,7 @@ import type { RewardsFlags } from './commands/report.js';
 import type { SimulatorFlags } from './commands/simulator.js';
 import { UsageError } from './commands/usage.js';
 import type { Config } from './config/index.js';
+import { type Invocation, readInvocation } from './config/invocation.js';
 import { forTerminal } from './escape/terminal.js';
 import type { JobList } from './kernel/index.js';
 import { type Role, roles } from './queue/jobs.js';
@@ -30,7 +31,8 @@ async function jobList(): Promise<JobList> {
   return (await import('../jobs/index.js')).jobs;
 }
 
-export function buildProgram(): Command {
+export function buildProgram(invocation: Invocation = readInvocation()): Command {
+  const cli = invocation.cli;
   const program = new Command()
     .name('glacier-collector')
     .description('Collects Avalanche Data API (Glacier) data into SQLite or PostgreSQL on cron schedules.')
@@ -59,7 +61,7 @@ export function buildProgram(): Command {
     .action(async (opts: { role: Role }) => {
       const config = await load(program.opts());
       const { start } = await import('./commands/start.js');
-      await start(config, await jobList(), opts);
+      await start(config, await jobList(), { ...opts, invocation });
     });
 
   program
@@ -111,7 +113,7 @@ export function buildProgram(): Command {
     .action(async (opts: { print?: boolean }) => {
       const config = await load(program.opts());
       const { checkConfig } = await import('./commands/config.js');
-      checkConfig(config, opts);
+      checkConfig(config, { ...opts, cli });
     });
   configCommand
     .command('init')
@@ -119,7 +121,7 @@ export function buildProgram(): Command {
     .argument('[path]', 'where to write it')
     .action(async (path: string | undefined) => {
       const { initConfig } = await import('./commands/config.js');
-      initConfig(path);
+      initConfig(path, cli);
     });
 
   program
@@ -170,7 +172,7 @@ export function buildProgram(): Command {
       ]);
       const jobs = await jobList();
       await withSignalAbort((signal) =>
-        runDemo({ jobs, databasePath: opts.database, durationMs: seconds * 1000, signal }),
+        runDemo({ jobs, databasePath: opts.database, durationMs: seconds * 1000, signal, cli }),
       );
     });
 
@@ -222,7 +224,7 @@ export function buildProgram(): Command {
     .action(async (flags: { json?: boolean; history?: string }) => {
       const config = await load(program.opts());
       const { showStatus } = await import('./commands/status.js');
-      await showStatus(config, await jobList(), flags);
+      await showStatus(config, await jobList(), { ...flags, cli });
     });
 
   program
@@ -240,12 +242,14 @@ export function buildProgram(): Command {
 
   program
     .command('completion')
-    .description('print a shell completion script: source <(glacier-collector completion bash)')
+    .description(
+      'print a shell completion script of the glacier-collector command on PATH (`npm link` puts it there from a clone): source <(glacier-collector completion bash)',
+    )
     .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
     .action(async (shell: 'bash' | 'zsh') => {
       const { completionScript } = await import('./commands/completion.js');
       const names = (await jobList()).filter((j) => j.scheduled).map((j) => j.name);
-      process.stdout.write(completionScript(program, shell, { run: names }));
+      process.stdout.write(completionScript(program, shell, { run: names }, { cli }));
     });
 
   return program;

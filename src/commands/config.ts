@@ -8,6 +8,7 @@ import {
   maskUrlCredentials,
   printableDatabaseLocation,
 } from '../config/index.js';
+import { PROGRAM, shellWord } from '../config/invocation.js';
 import { packageRoot } from '../runtime/package-root.js';
 import { openConfiguredStore } from '../service/app.js';
 import { formatTable } from '../terminal/text-table.js';
@@ -15,15 +16,17 @@ import { planBudget } from './budget.js';
 import { UsageError } from './usage.js';
 
 /** `config check`: a short summary of what the configuration does; `--print` the whole of it. */
-export function checkConfig(config: Config, opts: { print?: boolean } = {}): void {
-  console.log(opts.print ? JSON.stringify(describeConfig(config), null, 2) : summarizeConfig(config));
+export function checkConfig(config: Config, opts: { print?: boolean; cli?: string } = {}): void {
+  console.log(
+    opts.print ? JSON.stringify(describeConfig(config), null, 2) : summarizeConfig(config, opts.cli),
+  );
 }
 
 /**
  * The summary reads the job sections as the file names them (`usageMetrics`): the job list, and
  * all it imports, stays unloaded, so `config check` starts fast.
  */
-export function summarizeConfig(config: Config): string {
+export function summarizeConfig(config: Config, cli = PROGRAM): string {
   const configured = Object.entries(config.jobs).flatMap(([key, section]) =>
     section ? [{ job: key, when: section }] : [],
   );
@@ -34,7 +37,7 @@ export function summarizeConfig(config: Config): string {
     `config OK: ${config.configPath ?? `no config file (${DEFAULT_CONFIG_FILE} not found): no job is configured`}`,
     '',
     configured.length === 0
-      ? 'jobs: none configured (see glacier-collector.example.yaml, or `glacier-collector config init`)'
+      ? `jobs: none configured (see glacier-collector.example.yaml, or \`${cli} config init\`)`
       : `jobs: ${enabled.length} enabled of ${configured.length} configured (schedules in ${config.service.timezone})`,
   ];
   if (configured.length > 0) {
@@ -58,17 +61,17 @@ export function summarizeConfig(config: Config): string {
     `metrics: http://${config.metricsHost}:${config.metricsPort}/metrics`,
     `API:     ${maskUrlCredentials(config.baseUrl)}, ${config.apiKey ? 'API key set' : 'no API key (keyless limits)'}`,
     '',
-    'The whole resolved configuration (defaults filled in, secrets masked): glacier-collector config check --print',
+    `The whole resolved configuration (defaults filled in, secrets masked): ${cli} config check --print`,
   );
   return lines.join('\n');
 }
 
 /** `config init [path]`: a commented starter file (the example of every key); never overwrites. */
-export function initConfig(path: string | undefined): void {
+export function initConfig(path: string | undefined, cli = PROGRAM): void {
   const target = resolve(path ?? DEFAULT_CONFIG_FILE);
   const example = readFileSync(join(packageRoot(), 'glacier-collector.example.yaml'), 'utf8').replace(
     /^# Copy this file to glacier-collector\.yaml[^\n]*\n# and edit it\./m,
-    '# Written by `glacier-collector config init` from the example of every key: edit it.',
+    () => `# Written by \`${cli} config init\` from the example of every key: edit it.`,
   );
   try {
     writeFileSync(target, example, { flag: 'wx' });
@@ -76,14 +79,14 @@ export function initConfig(path: string | undefined): void {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') {
       throw new UsageError(
-        `${target} exists already: config init does not overwrite a file; remove it first or give another path (glacier-collector config init <path>)`,
+        `${target} exists already: config init does not overwrite a file; remove it first or give another path (${cli} config init <path>)`,
       );
     }
     throw new UsageError(`cannot write ${target}: ${(err as Error).message}`);
   }
   console.log(
-    `wrote ${target}: a commented example of every key. Edit it, then check it with \`glacier-collector${
-      path ? ` -c ${path}` : ''
+    `wrote ${target}: a commented example of every key. Edit it, then check it with \`${cli}${
+      path ? ` -c ${shellWord(path)}` : ''
     } config check\`.`,
   );
 }

@@ -1,5 +1,6 @@
 /** `start`: the service until SIGTERM/SIGINT, then a shutdown that ends within its deadline. */
 import type { Config } from '../config/index.js';
+import { type Invocation, PROGRAM } from '../config/invocation.js';
 import type { JobList } from '../kernel/index.js';
 import type { Role } from '../queue/jobs.js';
 import { startService } from '../service/service.js';
@@ -8,10 +9,16 @@ import { untilSignal } from './signals.js';
 /** Exit code of a shutdown that had to abandon something (an enqueue, a connection) at its deadline. */
 export const EXIT_ABANDONED = 3;
 
-export async function start(config: Config, jobs: JobList, opts: { role: Role }): Promise<void> {
-  const service = await startService(config, { jobs, role: opts.role }).catch((err: unknown) => {
-    throw explainStartError(err, config);
-  });
+export async function start(
+  config: Config,
+  jobs: JobList,
+  opts: { role: Role; invocation?: Invocation },
+): Promise<void> {
+  const service = await startService(config, { jobs, role: opts.role, cli: opts.invocation?.cli }).catch(
+    (err: unknown) => {
+      throw explainStartError(err, config, opts.invocation);
+    },
+  );
   const signal = await untilSignal(() => {
     console.error('second signal: exiting at once');
     process.exit(1);
@@ -23,13 +30,19 @@ export async function start(config: Config, jobs: JobList, opts: { role: Role })
   if (report.abandoned.length > 0) setTimeout(() => process.exit(), 100).unref();
 }
 
+/** The command that starts the service again, as this one was started (`npm start`, `npx glacier-collector start`). */
+export function startCommand(invocation: Invocation | undefined): string {
+  if (invocation?.npmScript === 'start') return 'npm start';
+  return `${invocation?.cli ?? PROGRAM} start`;
+}
+
 /** A start-up failure in words that lead to the fix; other errors as they are. */
-export function explainStartError(err: unknown, config: Config): unknown {
+export function explainStartError(err: unknown, config: Config, invocation?: Invocation): unknown {
   const code = (err as { cause?: { code?: string } }).cause?.code;
   const where = `METRICS_HOST:METRICS_PORT = ${config.metricsHost}:${config.metricsPort}`;
   if (code === 'EADDRINUSE') {
     return new Error(
-      `${where} is taken: another collector (or another program) already listens there. Stop it, or give this process another port: METRICS_PORT=${config.metricsPort + 1} glacier-collector start (METRICS_PORT=0 takes any free one)`,
+      `${where} is taken: another collector (or another program) already listens there. Stop it, or give this process another port: METRICS_PORT=${config.metricsPort + 1} ${startCommand(invocation)} (METRICS_PORT=0 takes any free one)`,
       { cause: err },
     );
   }
