@@ -113,7 +113,7 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .action(async (opts: { print?: boolean }) => {
       const config = await load(program.opts());
       const { checkConfig } = await import('./commands/config.js');
-      checkConfig(config, { ...opts, cli });
+      checkConfig(config, await jobList(), { ...opts, cli });
     });
   configCommand
     .command('init')

@@ -1,35 +1,52 @@
 /** `config check`, `config init` and `migrate`: the configuration and the database schema. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { formatDuration } from '../config/durations.js';
 import {
   type Config,
   DEFAULT_CONFIG_FILE,
   describeConfig,
+  FOREVER,
   maskUrlCredentials,
   printableDatabaseLocation,
 } from '../config/index.js';
 import { PROGRAM, shellWord } from '../config/invocation.js';
+import type { JobList } from '../kernel/index.js';
 import { packageRoot } from '../runtime/package-root.js';
 import { openConfiguredStore } from '../service/app.js';
 import { formatTable } from '../terminal/text-table.js';
 import { planBudget } from './budget.js';
+import { buildPlan, retentionWarnings } from './plan.js';
 import { UsageError } from './usage.js';
 
 /** `config check`: a short summary of what the configuration does; `--print` the whole of it. */
-export function checkConfig(config: Config, opts: { print?: boolean; cli?: string } = {}): void {
+export function checkConfig(
+  config: Config,
+  jobs: JobList,
+  opts: { print?: boolean; cli?: string } = {},
+): void {
   console.log(
-    opts.print ? JSON.stringify(describeConfig(config), null, 2) : summarizeConfig(config, opts.cli),
+    opts.print ? JSON.stringify(describeConfig(config), null, 2) : summarizeConfig(config, jobs, opts.cli),
   );
 }
 
+/** "transactions 7d, jobRuns 90d, …, supplySnapshots forever". */
+function describeRetention(retention: Config['retention']): string {
+  return Object.entries(retention)
+    .map(([key, kept]) => `${key} ${kept === FOREVER ? FOREVER : formatDuration(kept)}`)
+    .join(', ');
+}
+
 /**
- * The summary reads the job sections as the file names them (`usageMetrics`): the job list, and
- * all it imports, stays unloaded, so `config check` starts fast.
+ * The summary: the configured jobs (by their names: `usage-metrics` is configured under
+ * `jobs.usageMetrics`), store, Redis, budget, metrics, API, retention, and a warning when the
+ * database would grow without bound (the largest table kept forever).
  */
-export function summarizeConfig(config: Config, cli = PROGRAM): string {
-  const configured = Object.entries(config.jobs).flatMap(([key, section]) =>
-    section ? [{ job: key, when: section }] : [],
-  );
+export function summarizeConfig(config: Config, jobs: JobList, cli = PROGRAM): string {
+  const configured = jobs.flatMap((job) => {
+    const when = job.scheduled ? job.schedule(config) : undefined;
+    return when ? [{ job: job.name, when }] : [];
+  });
   const enabled = configured.filter((j) => j.when.enabled);
   const budget = planBudget(config);
   const n = (x: number) => x.toLocaleString('en');
@@ -53,13 +70,16 @@ export function summarizeConfig(config: Config, cli = PROGRAM): string {
     );
     lines.push(...table.split('\n').map((l) => `  ${l}`));
   }
+  const plan = buildPlan(jobs, config);
   lines.push(
     '',
-    `store:   ${config.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} ${printableDatabaseLocation(config)}`,
-    `redis:   ${maskUrlCredentials(config.redisUrl)} (queue prefix ${config.service.queuePrefix}, ${config.service.concurrency} jobs at once per worker)`,
-    `budget:  ${n(budget.perDay)} CU/day, ${n(budget.perMinute)} CU/minute (${budget.source})`,
-    `metrics: http://${config.metricsHost}:${config.metricsPort}/metrics`,
-    `API:     ${maskUrlCredentials(config.baseUrl)}, ${config.apiKey ? 'API key set' : 'no API key (keyless limits)'}`,
+    `store:     ${config.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} ${printableDatabaseLocation(config)}`,
+    `retention: ${describeRetention(config.retention)}`,
+    `redis:     ${maskUrlCredentials(config.redisUrl)} (queue prefix ${config.service.queuePrefix}, ${config.service.concurrency} jobs at once per worker)`,
+    `budget:    ${n(budget.perDay)} CU/day, ${n(budget.perMinute)} CU/minute (${budget.source})`,
+    `metrics:   http://${config.metricsHost}:${config.metricsPort}/metrics`,
+    `API:       ${maskUrlCredentials(config.baseUrl)}, ${config.apiKey ? 'API key set' : 'no API key (keyless limits)'}`,
+    ...retentionWarnings(config, plan.disk).map((w) => `WARNING: ${w} (\`${cli} plan\` sizes it)`),
     '',
     `The whole resolved configuration (defaults filled in, secrets masked): ${cli} config check --print`,
   );

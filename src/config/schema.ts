@@ -22,6 +22,7 @@ export {
   type Retention,
   type RetentionConfig,
   retentionFloors,
+  STARTER_RETENTION,
 } from './retention.js';
 
 /**

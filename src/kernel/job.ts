@@ -94,6 +94,12 @@ export interface RunCost {
   note?: string | undefined;
   /** Rows one run adds to the job's `table` at most, steady and worst (for `plan`'s rows per day). */
   rows?: { steady: number; worst: number } | undefined;
+  /**
+   * Requests a run and its follow-ups make within one minute at most, when fewer than `worst`
+   * (exports: the worst case's polls are spread over hours): what `plan` holds against the budget
+   * per minute. @defaultValue worst
+   */
+  burst?: Calls | undefined;
 }
 
 /** The config section of a job, with the keys every section has. */

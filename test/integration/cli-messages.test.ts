@@ -121,6 +121,31 @@ describe.skipIf(onPostgres)('config check messages', () => {
   });
 });
 
+describe.skipIf(onPostgres)('a database that grows without bound', () => {
+  it('plan and config check say so when the largest table is kept forever, and what to set', async () => {
+    const path = file('glacier.json', JSON.stringify({ jobs: { transactions: { schedule: '* * * * *' } } }));
+    const warning =
+      'WARNING: transactions, the largest table, is kept forever: it grows 103.0 MiB–1.0 GiB a day without bound; set retention.transactions (e.g. "7d", as the starter config) and the maintenance job prunes it';
+    const plan = await runCli(['plan', '-c', path]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout.split('\n').filter((l) => l.startsWith('WARNING'))).toEqual([warning]);
+    const check = await runCli(['config', 'check', '-c', path]);
+    expect(check.code, check.stderr).toBe(0);
+    expect(check.stdout.split('\n').filter((l) => l.startsWith('WARNING'))).toEqual([
+      `${warning} (\`node --import tsx src/cli.ts plan\` sizes it)`,
+    ]);
+    // Pruned, it is said no more.
+    const kept = file(
+      'kept.json',
+      JSON.stringify({
+        jobs: { transactions: { schedule: '* * * * *' } },
+        retention: { transactions: '7d' },
+      }),
+    );
+    expect((await runCli(['plan', '-c', kept])).stdout).not.toContain('WARNING');
+  });
+});
+
 describe.skipIf(onPostgres)('run <job> messages', () => {
   it('an unknown job is one line naming the closest job, without the help', async () => {
     const r = await runCli(['run', 'usgae-metrics']);
