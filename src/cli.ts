@@ -23,7 +23,10 @@ const EXIT_CONFIG = 2;
 
 async function load(opts: { config?: string }): Promise<Config> {
   const { loadConfig } = await import('./config/index.js');
-  return loadConfig({ configPath: opts.config });
+  const config = loadConfig({ configPath: opts.config });
+  // Likely mistakes that are not refused (an unknown GLACIER_ variable): said once, on stderr.
+  for (const warning of config.warnings) console.error(`warning: ${warning}`);
+  return config;
 }
 
 /** The job list lives in jobs/ (which stands on src/): only this entry point imports it. */
