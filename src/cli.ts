@@ -149,7 +149,7 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .option('--public-url <url>', 'base of export download URLs (e.g. http://simulator:4010 in compose)')
     .action(async (opts: SimulatorFlags) => {
       const { serveSimulator } = await import('./commands/simulator.js');
-      await serveSimulator(opts);
+      await serveSimulator(opts, cli);
     });
 
   program

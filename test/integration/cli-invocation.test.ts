@@ -1,6 +1,7 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { runCli, spawnCli, stopCli } from '../support/cli.js';
 import { shell } from '../support/shell.js';
 import { onPostgres } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
@@ -49,6 +50,32 @@ describe.skipIf(onPostgres)('the commands the tool prints', () => {
     const check = await shell(next!, { DATABASE_PATH: join(dir, 'glacier.db') });
     expect(check.code, check.stderr).toBe(0);
     expect(check.stdout).toContain(`config OK: ${path}`);
+  });
+
+  it('the simulator prints the GLACIER_BASE_URL to set, and a run given it reaches the simulator', async () => {
+    const sim = spawnCli(['simulator', '--port', '0']);
+    try {
+      await sim.waitForOutput(/GLACIER_BASE_URL=\S+ .* start\n/);
+      const line = sim
+        .output()
+        .split('\n')
+        .find((l) => l.includes('GLACIER_BASE_URL='))!;
+      expect(line).toMatch(
+        /^ {2}GLACIER_BASE_URL=http:\/\/127\.0\.0\.1:\d+ node --import tsx src\/cli\.ts start$/,
+      );
+      const url = /GLACIER_BASE_URL=(\S+)/.exec(line)![1]!;
+      const { dir, cleanup } = tempDir('glacier-invocation-');
+      cleanups.push(cleanup);
+      const config = join(dir, 'glacier.json');
+      writeFileSync(config, JSON.stringify({ jobs: { supply: { schedule: '* * * * *' } } }));
+      const run = await runCli(['run', 'supply', '-c', config], {
+        GLACIER_BASE_URL: url,
+        DATABASE_PATH: join(dir, 'glacier.db'),
+      });
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+    } finally {
+      await stopCli(sim, 'SIGTERM');
+    }
   });
 
   it('the completion script says how to put the command on PATH, and how it was generated', async () => {

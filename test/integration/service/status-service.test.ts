@@ -121,6 +121,18 @@ describe('status and the service', () => {
     expect(running.text).toMatch(/^transactions\s.*\(in \d+\w\)$/m);
   });
 
+  it('reads Redis and writes nothing there: no key under a prefix no collector used', async () => {
+    const { configPath, env } = await setUp();
+    const r = await status(configPath, env);
+    expect(r.json.service).toMatchObject({ reachable: true, processes: [], lastSeenAt: null });
+    const redis = new Redis('redis://127.0.0.1:6379');
+    try {
+      expect(await redis.keys(`${h!.prefix}:*`)).toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   it('says Redis does not answer, and still reports from the database', async () => {
     const { configPath, env } = await setUp();
     const nobody = await freePort();
