@@ -85,6 +85,26 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     });
 
   program
+    .command('reset')
+    .description(
+      "re-collect a job's streams from scratch: remove their cursors (dry run without --yes: what each holds, what the next run fetches and costs)",
+    )
+    .argument('<job>', 'job name (transactions, rewards, usage-metrics)')
+    .option(
+      '--scope <scope>',
+      'only this stream (as the dry run lists them); repeat it for several',
+      (value: string, previous: string[]) => [...previous, value],
+      [],
+    )
+    .option('--yes', 'remove the cursors (without it: a dry run that changes nothing)')
+    .option('--json', 'print it as JSON, for scripts')
+    .action(async (name: string, flags: { scope: string[]; yes?: boolean; json?: boolean }) => {
+      const jobs = await jobList();
+      const { reset } = await import('./commands/reset.js');
+      await reset(await load(program.opts()), jobs, name, { ...flags, cli });
+    });
+
+  program
     .command('migrate')
     .description('create or upgrade the database schema, then exit')
     .action(async () => {
