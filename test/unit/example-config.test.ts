@@ -4,6 +4,7 @@ import { isMap, isPair, isScalar, isSeq, type Node, parse, parseDocument } from 
 import { jobs } from '../../jobs/index.js';
 import { buildPlan } from '../../src/commands/plan.js';
 import { fileConfigSchema, loadConfig, STARTER_RETENTION } from '../../src/config/index.js';
+import { documentedQueries } from '../support/docs-sql.js';
 import { schemaKeys } from '../support/schema-keys.js';
 
 /**
@@ -63,6 +64,13 @@ describe('glacier-collector.example.yaml', () => {
     expect(plan.disk.tables.length).toBeGreaterThan(0);
     expect(plan.disk.tables.filter((t) => t.retentionDays === null).map((t) => t.table)).toEqual([]);
     expect(plan.disk.perDayAfterLevelling).toEqual({ steady: 0, worst: 0 });
+  });
+
+  it("the documented SQL filters on the starter's export names: a copied query finds its rows", () => {
+    const names = (config.jobs.exports?.definitions ?? []).map((d) => d.name);
+    const filtered = documentedQueries().flatMap((q) => [...q.sql.matchAll(/export_name\s*=\s*'([^']*)'/g)]);
+    expect(filtered.length).toBeGreaterThan(0);
+    expect(filtered.map((m) => m[1]).filter((name) => !names.includes(name!))).toEqual([]);
   });
 
   it('fits the tier it names: plan warns of nothing without a key (tier none) nor with one (Free)', () => {
