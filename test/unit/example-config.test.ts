@@ -38,6 +38,16 @@ function keyPaths(node: Node | null | undefined, path = '', into = new Set<strin
   return into;
 }
 
+describe('job names and config sections', () => {
+  it("a job's section is its name in camelCase (usage-metrics under jobs.usageMetrics), as the docs say", () => {
+    const camel = (name: string) => name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+    const scheduled = jobs.filter((j) => j.scheduled);
+    expect(scheduled.map((j) => [j.name, j.configKey])).toEqual(
+      scheduled.map((j) => [j.name, camel(j.name)]),
+    );
+  });
+});
+
 describe('glacier-collector.example.yaml', () => {
   // A key written twice (a window's variants, one commented out) is allowed here: the last wins.
   const all = parseDocument(uncommented, { uniqueKeys: false });
