@@ -78,7 +78,8 @@ export function runsPerDay(expression: string): number {
   return readCron(expression).runsPerDay();
 }
 
-function tally(calls: Calls): { requests: number; computeUnits: number } {
+/** Requests and compute units of a set of calls (endpoints.ts's compute units). */
+export function tally(calls: Calls): { requests: number; computeUnits: number } {
   let requests = 0;
   let computeUnits = 0;
   for (const [name, n] of Object.entries(calls) as [EndpointName, number][]) {

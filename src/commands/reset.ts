@@ -14,8 +14,8 @@ import { assumedPages, estimateBackfill, NETWORK_LAUNCH_MS } from '../report/bac
 import { span } from '../report/status.js';
 import { closest } from '../runtime/closest.js';
 import { cursorLock, deleteCursor, listCursors, type Store, type StoredCursor } from '../store/index.js';
-import { type EndpointName, endpoints } from '../upstream/endpoints.js';
 import { planBudget } from './budget.js';
+import { tally } from './plan.js';
 import { runnableJob, unknownJobMessage } from './run.js';
 import { openExistingStore, UsageError } from './usage.js';
 
@@ -50,16 +50,6 @@ export interface ResetPlan {
   streams: StreamReset[];
   /** Compute units of the next run of the streams reset. */
   nextRunComputeUnits: number;
-}
-
-function units(calls: Calls): { requests: number; computeUnits: number } {
-  let requests = 0;
-  let computeUnits = 0;
-  for (const [name, n] of Object.entries(calls) as [EndpointName, number][]) {
-    requests += n;
-    computeUnits += n * endpoints[name].computeUnits;
-  }
-  return { requests, computeUnits };
 }
 
 const iso = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ')}Z`;
@@ -111,13 +101,13 @@ function nextRunOf(
   job: Job,
   nowMs: number,
 ): StreamReset['nextRun'] {
-  const first = units(stream.firstRun);
+  const first = tally(stream.firstRun);
   const h = stream.history;
   if (!h) return { reads: stream.reads, ...first };
   const pages =
     pagesRead(cursor?.cursor) ?? assumedPages(h.kind, h.ids, (nowMs - NETWORK_LAUNCH_MS) / 1000, h.pageSize);
   const runPages = Math.min(pages, h.maxPages);
-  const next = units(Object.fromEntries(Object.keys(stream.firstRun).map((k) => [k, runPages])) as Calls);
+  const next = tally(Object.fromEntries(Object.keys(stream.firstRun).map((k) => [k, runPages])) as Calls);
   const budget = planBudget(config);
   const when = job.schedule(config);
   const estimate = estimateBackfill([{ pagesLeft: pages }], {
