@@ -2,7 +2,9 @@
 #
 # glacier-collector image. Two stages: `build` compiles the TypeScript and the native better-sqlite3
 # addon with a toolchain; the runtime stage gets only the results and runs as the unprivileged
-# `node` user. The image uses a newer Node LTS (22) than the CI minimum (20.18.1); both are supported.
+# `node` user (uid 1000), under tini. The image uses a newer Node LTS (22) than the CI minimum
+# (20.18.1); both are supported. It runs with a read-only root filesystem when /data and /tmp are
+# writable mounts (deploy/kubernetes/).
 
 # ---- build ------------------------------------------------------------------------------------
 FROM node:22-bookworm-slim AS build
@@ -36,6 +38,14 @@ RUN npm prune --omit=dev
 # ---- runtime ----------------------------------------------------------------------------------
 FROM node:22-bookworm-slim
 
+# tini as PID 1 (Debian's package): it forwards every signal to node and reaps orphaned processes.
+# Node itself as PID 1 gets no signal it has no handler for: a SIGTERM during start-up (migrations,
+# waiting for the database) would be ignored until the orchestrator's SIGKILL, and an orphan (from
+# a `docker exec` or `kubectl exec` session) would stay a zombie.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends tini \
+  && rm -rf /var/lib/apt/lists/*
+
 # No DATABASE_PATH: the default `./data/glacier.db` is already on the volume (/app/data points to
 # /data, below), and setting it here would make every `-e DATABASE_URL=postgres://…` a config error
 # (the two select different stores).
@@ -53,15 +63,17 @@ COPY package.json ./
 COPY spec ./spec
 COPY glacier-collector.example.yaml ./
 
-# /data holds the SQLite database and the exports; /config the mounted config file. /app/data
-# points to /data, so relative paths (the database default `./data/glacier.db`, the exports default
-# `./data/exports`, the demo's `./data/demo.db`) land on the volume instead of the read-only
-# application directory.
+# /data holds the SQLite database (with its -wal and -shm files) and the exports, and the exports'
+# downloads in progress (`.part` files beside their target); /config the mounted config file.
+# /app/data points to /data, so relative paths (the database default `./data/glacier.db`, the
+# exports default `./data/exports`, the demo's `./data/demo.db`) land on the volume instead of the
+# read-only application directory. Nothing else is written but SQLite's temporary files, in /tmp.
 RUN mkdir -p /data /config \
   && chown node:node /data \
   && ln -s /data /app/data
 
-USER node
+# Numeric, so that Kubernetes' runAsNonRoot can check it: uid and gid 1000 are the image's `node`.
+USER 1000:1000
 
 VOLUME /data
 
@@ -75,8 +87,10 @@ EXPOSE 9464
 HEALTHCHECK --interval=30s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "const u=s=>s+'://127.0.0.1:'+(process.env.METRICS_PORT||9464)+'/healthz';fetch(u('http')).catch(()=>{process.env.NODE_TLS_REJECT_UNAUTHORIZED='0';return fetch(u('https'))}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 
-# `start` stops on SIGTERM: active jobs get service.shutdownGrace (30 s) to finish.
+# `start` stops on SIGTERM: active jobs get service.shutdownGrace (30 s) to finish, and the process
+# exits within that plus 10 s. tini passes it on; before `start` handles signals (during start-up)
+# node's default action ends the process at once.
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["node", "dist/src/cli.js"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "dist/src/cli.js"]
 # The service. Any other command works too, e.g. `run rewards`, `config check`, `migrate`, `status`.
 CMD ["start"]

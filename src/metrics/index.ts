@@ -35,7 +35,12 @@ import { createScrape } from './scrape.js';
 
 export { DEFAULT_SERIES_CAP } from './cap.js';
 export { QUEUE_STATES } from './collectors/service.js';
-export { type HttpServer, type ReadyReport, startHttpServer } from './server.js';
+export {
+  DEFAULT_READINESS_TIMEOUT_MS,
+  type HttpServer,
+  type ReadyReport,
+  startHttpServer,
+} from './server.js';
 export type { BudgetReading, Exposition, QueueCounts, Readiness };
 
 export interface Metrics {

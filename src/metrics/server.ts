@@ -1,7 +1,8 @@
 /**
  * The HTTP server on METRICS_HOST:METRICS_PORT: `/metrics` (Prometheus text, OpenMetrics when the
  * scraper asks), `/healthz` (the process is alive) and `/readyz` (every readiness check, 503 when
- * one fails). GET and HEAD; nothing else is served.
+ * one fails; with basic auth, the checks' details for a listed user only). GET and HEAD; nothing
+ * else is served.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -19,9 +20,9 @@ export interface HttpServerOptions {
   /** Without it, /metrics answers 404 (a process that serves health only). */
   metrics?: Metrics | undefined;
   readiness: () => Promise<Readiness>;
-  /** Longest wait for the readiness checks before /readyz answers 503. @defaultValue 5000 ms */
+  /** Longest wait for the readiness checks before /readyz answers 503. @defaultValue DEFAULT_READINESS_TIMEOUT_MS (5 s) */
   readinessTimeoutMs?: number;
-  /** METRICS_WEB_CONFIG: TLS for every path, basic auth for /metrics and /readyz. @defaultValue none: plain HTTP, open */
+  /** METRICS_WEB_CONFIG: TLS for every path, basic auth for /metrics and /readyz's details. @defaultValue none: plain HTTP, open */
   webConfig?: WebConfig | undefined;
 }
 
@@ -40,10 +41,12 @@ export class HttpServerError extends Error {
 }
 
 const CLOSE_GRACE_MS = 1000;
+/** How long /readyz waits for its checks before answering 503 (a probe's timeout must be longer). */
+export const DEFAULT_READINESS_TIMEOUT_MS = 5000;
 
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const { log, metrics } = options;
-  const readinessTimeoutMs = options.readinessTimeoutMs ?? 5000;
+  const readinessTimeoutMs = options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS;
 
   const web = options.webConfig;
   const tls = web && tlsOptions(web);
@@ -58,7 +61,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     }
     const certProblem = web && clientCertProblem(web, req);
     if (certProblem) return send(res, 403, 'text/plain; charset=utf-8', `${certProblem}\n`);
-    if ((path === '/metrics' || path === '/readyz') && !(await authorized(req))) {
+    if (path === '/metrics' && !(await authorized(req))) {
       return send(res, 401, 'text/plain; charset=utf-8', 'unauthorized\n', {
         'www-authenticate': 'Basic realm="glacier-collector", charset="UTF-8"',
       });
@@ -73,10 +76,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         return sendJson(res, 200, { status: 'ok' });
       case '/readyz': {
         const readiness = await readWithin(options.readiness, readinessTimeoutMs);
-        return sendJson(res, readiness.ready ? 200 : 503, {
-          status: readiness.ready ? 'ready' : 'not ready',
-          checks: readiness.checks,
-        });
+        const status = readiness.ready ? 'ready' : 'not ready';
+        // A readiness probe has no credentials (the kubelet's cannot carry a password outside the
+        // manifest): without them it gets the answer, and only a listed user the checks' details.
+        if (!(await authorized(req))) return sendJson(res, readiness.ready ? 200 : 503, { status });
+        return sendJson(res, readiness.ready ? 200 : 503, { status, checks: readiness.checks });
       }
     }
     return send(res, 404, 'text/plain; charset=utf-8', 'not found: try /metrics, /healthz or /readyz\n');

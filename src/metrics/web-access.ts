@@ -1,7 +1,8 @@
 /**
  * What METRICS_WEB_CONFIG asks of the metrics server (src/config/web-config.ts): its TLS options,
- * and the basic-auth check of /metrics and /readyz. /healthz stays open: a liveness probe (the
- * image's HEALTHCHECK) has no credentials, and it tells nothing but "the process answers".
+ * and the basic-auth check of /metrics and of /readyz's details. /healthz stays open, and /readyz
+ * answers ready or not without credentials: probes (the image's HEALTHCHECK, the kubelet's) have
+ * none, and they learn nothing but "the process answers" and "its checks pass".
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -106,13 +106,17 @@ async function get(path: string, auth?: string) {
 }
 
 describe.skipIf(skipWithout('openssl'))('metrics web config (METRICS_WEB_CONFIG)', () => {
-  it('serves over TLS; /metrics and /readyz need the basic-auth user, /healthz stays open', async () => {
+  it('serves over TLS; /metrics and /readyz’s details need the basic-auth user, /healthz stays open', async () => {
     expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect((await get('/healthz')).status).toBe(200);
     const anonymous = await get('/metrics');
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers['www-authenticate']).toMatch(/^Basic realm=/);
-    expect((await get('/readyz')).status).toBe(401);
+    // A probe without credentials learns ready or not, and nothing of the checks.
+    const probe = await get('/readyz');
+    expect(probe.status).toBe(200);
+    expect(JSON.parse(probe.body)).toEqual({ status: 'ready' });
+    expect((await get('/readyz', 'prometheus:wrong')).body).not.toContain('checks');
     expect((await get('/metrics', 'prometheus:wrong')).status).toBe(401);
     expect((await get('/metrics', `someone:${PASSWORD}`)).status).toBe(401);
     const ok = await get('/metrics', `prometheus:${PASSWORD}`);
@@ -120,7 +124,9 @@ describe.skipIf(skipWithout('openssl'))('metrics web config (METRICS_WEB_CONFIG)
     expect(ok.body).toContain('glacier_scrape_collector_success');
     expect(ok.headers['x-content-type-options']).toBe('nosniff');
     // A second request is answered from the cache of verified credentials, the same way.
-    expect((await get('/readyz', `prometheus:${PASSWORD}`)).status).toBe(200);
+    const detailed = await get('/readyz', `prometheus:${PASSWORD}`);
+    expect(detailed.status).toBe(200);
+    expect(JSON.parse(detailed.body).checks).toBeDefined();
     // Plain HTTP to the TLS port gets no answer.
     await expect(request(server.url.replace('https:', 'http:'))).rejects.toThrow();
   });

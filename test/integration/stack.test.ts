@@ -253,6 +253,29 @@ describe('docker-compose.yml', () => {
   });
 });
 
+describe('the Dockerfile', () => {
+  const dockerfile = read('Dockerfile');
+  const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+
+  it('runs as a fixed numeric non-root user, which Kubernetes’ runAsNonRoot can check', () => {
+    // USER node would make runAsNonRoot refuse the pod ("non-numeric user"): uid 1000 is the image's node.
+    expect(runtime).toMatch(/^USER 1000:1000$/m);
+    expect(runtime).not.toMatch(/^USER (?!1000:1000$)/m);
+    // The one directory it writes to (through /app/data) belongs to that user.
+    expect(runtime).toContain('chown node:node /data');
+    expect(runtime).toContain('ln -s /data /app/data');
+  });
+
+  it('starts node under tini, from Debian, so that every signal reaches it and orphans are reaped', () => {
+    // Node as PID 1 gets no signal it has no handler for: SIGTERM during start-up would wait for SIGKILL.
+    expect(runtime).toMatch(/apt-get install -y --no-install-recommends tini\b/);
+    const entrypoint = /^ENTRYPOINT (.*)$/m.exec(runtime)?.[1];
+    expect(JSON.parse(entrypoint!)).toEqual(['/usr/bin/tini', '--', 'node', 'dist/src/cli.js']);
+    expect(runtime).toMatch(/^STOPSIGNAL SIGTERM$/m);
+    expect(JSON.parse(/^CMD (.*)$/m.exec(runtime)![1]!)).toEqual(['start']);
+  });
+});
+
 interface Target {
   refId: string;
   expr: string;
