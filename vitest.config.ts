@@ -15,6 +15,8 @@ const storeTests = {
     'test/integration/download-guard.test.ts',
     // The demo is SQLite by nature: one file, nothing to run.
     'test/integration/service/demo.test.ts',
+    // The flood is aimed at the HTTP server and the event loop, not the store.
+    'test/integration/service/metrics-flood.test.ts',
   ],
 };
 

@@ -3,9 +3,9 @@
  * SQLite's online backup API (better-sqlite3's `db.backup()`). PostgreSQL has its own tool, `pg_dump`;
  * docs/operations.md ("Backups and restore") gives both, with the restore.
  */
-import { existsSync, linkSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, linkSync, realpathSync, renameSync, rmSync, type Stats, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { Config } from '../config/index.js';
+import { type Config, fileType } from '../config/index.js';
 import { failUsage } from './usage.js';
 
 export interface BackupResult {
@@ -40,22 +40,10 @@ export async function backupDatabase(
     );
   }
   const source = db.path;
-  const target = resolve(file);
   if (source === ':memory:' || !existsSync(source)) {
     throw new Error(`no database at ${source}: nothing to back up (DATABASE_PATH sets it)`);
   }
-  if (target === source || target.startsWith(`${source}-`)) {
-    throw new BackupUsageError(
-      `${target} is the database itself (or one of its files): back up to another file`,
-    );
-  }
-  if (!options.force && existsSync(target)) {
-    throw new BackupUsageError(`${target} exists: choose another file, or pass --force to replace it`);
-  }
-  if (!existsSync(dirname(target))) {
-    throw new BackupUsageError(`${dirname(target)}: no such directory`);
-  }
-
+  const target = checkTarget(source, resolve(file), options);
   const { default: Database } = await import('better-sqlite3');
   const temporary = join(dirname(target), `.${basename(target)}.${process.pid}.partial`);
   // No migrations, no pragmas that write: the service (another process) owns this file.
@@ -93,6 +81,52 @@ export async function backupDatabase(
     for (const leftover of [temporary, `${temporary}-wal`, `${temporary}-shm`])
       rmSync(leftover, { force: true });
   }
+}
+
+/** SQLite's files beside a database: its write-ahead log, its shared memory, its rollback journal. */
+const COMPANIONS = ['', '-wal', '-shm', '-journal'];
+
+/**
+ * The target as it will be written, refused when it is the live database or one of its files under
+ * any name: by identity (device and inode: a hard link, a symlink) and by the real path of its
+ * directory (a symlinked directory; a `-wal` that does not exist yet), not by the path's text.
+ * Replaced, the live database would be a deleted inode the running service goes on writing to, and
+ * everything written after the backup would be lost silently. Refused with or without --force.
+ */
+function checkTarget(source: string, target: string, options: { force?: boolean }): string {
+  const directory = dirname(target);
+  if (!existsSync(directory)) throw new BackupUsageError(`${directory}: no such directory`);
+  const real = join(realpathSync(directory), basename(target));
+  // The database's name with its directory resolved, and with the file's own symlink resolved too
+  // (SQLite puts its -wal beside the file a symlink points to).
+  const sourceNames = [join(realpathSync(dirname(source)), basename(source)), realpathSync(source)];
+  const itself = new BackupUsageError(
+    `${target} is the live database ${source} (or one of its files), under this name or another: back up to another file`,
+  );
+  if (sourceNames.some((name) => COMPANIONS.some((suffix) => real === `${name}${suffix}`))) throw itself;
+  let found: Stats | undefined;
+  try {
+    found = statSync(target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (!found) return target;
+  const ids = new Set(
+    [source, ...sourceNames].flatMap((name) =>
+      COMPANIONS.flatMap((suffix) => {
+        const s = statSync(`${name}${suffix}`, { throwIfNoEntry: false });
+        return s ? [`${s.dev}:${s.ino}`] : [];
+      }),
+    ),
+  );
+  if (ids.has(`${found.dev}:${found.ino}`)) throw itself;
+  if (!found.isFile()) {
+    throw new BackupUsageError(`${target} is ${fileType(found)}, not a file: back up to a file`);
+  }
+  if (!options.force) {
+    throw new BackupUsageError(`${target} exists: choose another file, or pass --force to replace it`);
+  }
+  return target;
 }
 
 /** `backup <file>`: the copy, then one line saying what was written. */

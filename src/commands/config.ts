@@ -9,8 +9,11 @@ import {
   FOREVER,
   maskUrlCredentials,
   printableDatabaseLocation,
+  readWebTls,
+  type WebTls,
 } from '../config/index.js';
 import { PROGRAM, shellWord } from '../config/invocation.js';
+import { forTerminal } from '../escape/terminal.js';
 import type { JobList } from '../kernel/index.js';
 import { packageRoot } from '../runtime/package-root.js';
 import { openConfiguredStore } from '../service/app.js';
@@ -19,14 +22,21 @@ import { planBudget } from './budget.js';
 import { buildPlan, retentionWarnings } from './plan.js';
 import { UsageError } from './usage.js';
 
-/** `config check`: a short summary of what the configuration does; `--print` the whole of it. */
+/**
+ * `config check`: a short summary of what the configuration does; `--print` the whole of it. The
+ * metrics web config is loaded as `start` loads it: its TLS files are opened and parsed too, so a
+ * certificate `start` would refuse fails here first.
+ */
 export function checkConfig(
   config: Config,
   jobs: JobList,
   opts: { print?: boolean; cli?: string } = {},
 ): void {
+  const tls = config.metricsWebConfig && readWebTls(config.metricsWebConfig);
   console.log(
-    opts.print ? JSON.stringify(describeConfig(config), null, 2) : summarizeConfig(config, jobs, opts.cli),
+    opts.print
+      ? JSON.stringify(describeConfig(config), null, 2)
+      : summarizeConfig(config, jobs, { cli: opts.cli, tls }),
   );
 }
 
@@ -42,7 +52,12 @@ function describeRetention(retention: Config['retention']): string {
  * `jobs.usageMetrics`), store, Redis, budget, metrics, API, retention, and a warning when the
  * database would grow without bound (the largest table kept forever).
  */
-export function summarizeConfig(config: Config, jobs: JobList, cli = PROGRAM): string {
+export function summarizeConfig(
+  config: Config,
+  jobs: JobList,
+  opts: { cli?: string | undefined; tls?: WebTls | undefined } = {},
+): string {
+  const cli = opts.cli ?? PROGRAM;
   const configured = jobs.flatMap((job) => {
     const when = job.scheduled ? job.schedule(config) : undefined;
     return when ? [{ job: job.name, when }] : [];
@@ -73,17 +88,38 @@ export function summarizeConfig(config: Config, jobs: JobList, cli = PROGRAM): s
   const plan = buildPlan(jobs, config);
   lines.push(
     '',
-    `store:     ${config.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} ${printableDatabaseLocation(config)}`,
+    `store:   ${config.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} ${printableDatabaseLocation(config)}`,
     `retention: ${describeRetention(config.retention)}`,
-    `redis:     ${maskUrlCredentials(config.redisUrl)} (queue prefix ${config.service.queuePrefix}, ${config.service.concurrency} jobs at once per worker)`,
-    `budget:    ${n(budget.perDay)} CU/day, ${n(budget.perMinute)} CU/minute (${budget.source})`,
-    `metrics:   http://${config.metricsHost}:${config.metricsPort}/metrics`,
-    `API:       ${maskUrlCredentials(config.baseUrl)}, ${config.apiKey ? 'API key set' : 'no API key (keyless limits)'}`,
+    `redis:   ${maskUrlCredentials(config.redisUrl)} (queue prefix ${config.service.queuePrefix}, ${config.service.concurrency} jobs at once per worker)`,
+    `budget:  ${n(budget.perDay)} CU/day, ${n(budget.perMinute)} CU/minute (${budget.source})`,
+    ...describeMetricsAccess(config, opts.tls),
+    `API:     ${maskUrlCredentials(config.baseUrl)}, ${config.apiKey ? 'API key set' : 'no API key (keyless limits)'}`,
     ...retentionWarnings(config, plan.disk).map((w) => `WARNING: ${w} (\`${cli} plan\` sizes it)`),
     '',
     `The whole resolved configuration (defaults filled in, secrets masked): ${cli} config check --print`,
   );
   return lines.join('\n');
+}
+
+/** The metrics address as it is served: its scheme, and what protects it. */
+function describeMetricsAccess(config: Config, tls: WebTls | undefined): string[] {
+  const web = config.metricsWebConfig;
+  const host = config.metricsHost.includes(':') ? `[${config.metricsHost}]` : config.metricsHost;
+  const url = `${web?.tls ? 'https' : 'http'}://${host}:${config.metricsPort}/metrics`;
+  if (!web) return [`metrics: ${url} (open to whoever reaches the port: no METRICS_WEB_CONFIG)`];
+  const users = Object.keys(web.users);
+  const lines = [`metrics: ${url} (METRICS_WEB_CONFIG ${web.path})`];
+  if (web.tls && tls) {
+    lines.push(
+      `         TLS ${web.tls.minVersion} to ${web.tls.maxVersion}, certificate ${tls.subject} valid until ${tls.validTo.toISOString()}, client certificates: ${web.tls.clientAuth}`,
+    );
+  } else lines.push('         TLS off: plain HTTP, a basic-auth password travels in clear');
+  lines.push(
+    users.length > 0
+      ? `         basic auth on for /metrics and /readyz: ${users.length} user${users.length === 1 ? '' : 's'} (${users.map(forTerminal).join(', ')})`
+      : '         basic auth off: anyone who reaches the port reads /metrics',
+  );
+  return lines;
 }
 
 /** `config init [path]`: a commented starter file (the example of every key); never overwrites. */

@@ -1,10 +1,13 @@
-/** `start`: the service until SIGTERM/SIGINT, then a shutdown that ends within its deadline. */
-import type { Config } from '../config/index.js';
+/**
+ * `start`: the service until SIGTERM, SIGINT or SIGQUIT, then a shutdown that ends within its
+ * deadline; SIGHUP re-reads the metrics web config (signals.ts).
+ */
+import { type Config, readWebTls } from '../config/index.js';
 import { type Invocation, PROGRAM } from '../config/invocation.js';
 import type { JobList } from '../kernel/index.js';
 import type { Role } from '../queue/jobs.js';
-import { startService } from '../service/service.js';
-import { untilSignal } from './signals.js';
+import { type Service, startService } from '../service/service.js';
+import { type ServiceSignals, watchServiceSignals } from './signals.js';
 
 /** Exit code of a shutdown that had to abandon something (an enqueue, a connection) at its deadline. */
 export const EXIT_ABANDONED = 3;
@@ -14,15 +17,28 @@ export async function start(
   jobs: JobList,
   opts: { role: Role; invocation?: Invocation },
 ): Promise<void> {
-  const service = await startService(config, { jobs, role: opts.role, cli: opts.invocation?.cli }).catch(
-    (err: unknown) => {
-      throw explainStartError(err, config, opts.invocation);
+  let service: Service | undefined;
+  // Installed before anything opens: a signal during start-up takes the same paths.
+  const signals: ServiceSignals = watchServiceSignals({
+    onSecond: (signal) => {
+      console.error(`second signal (${signal}): exiting at once`);
+      process.exit(1);
     },
-  );
-  const signal = await untilSignal(() => {
-    console.error('second signal: exiting at once');
-    process.exit(1);
+    onReload: (signal) => {
+      if (!service) return; // still starting: the web config being loaded is the current one
+      service.app.log.info({ signal }, 'signal received: re-reading the metrics web config');
+      void service.reloadWebConfig();
+    },
   });
+  try {
+    // Refused before anything opens, as `config check` refuses it: TLS files that do not load.
+    if (config.metricsWebConfig) readWebTls(config.metricsWebConfig);
+    service = await startService(config, { jobs, role: opts.role, cli: opts.invocation?.cli });
+  } catch (err) {
+    signals.dispose();
+    throw explainStartError(err, config, opts.invocation);
+  }
+  const signal = await signals.stopped;
   service.app.log.info({ signal }, 'signal received');
   const report = await service.close();
   process.exitCode = report.abandoned.length > 0 ? EXIT_ABANDONED : 0;

@@ -1,3 +1,4 @@
+export { fileType, readBoundedBytes, readBoundedFile } from './bounded-file.js';
 export {
   type DatabaseConfig,
   databaseLocation,
@@ -18,3 +19,5 @@ export {
   maskUrlCredentials,
 } from './load.js';
 export * from './schema.js';
+export { loadWebConfig, type WebConfig } from './web-config.js';
+export { readWebTls, type WebTls } from './web-tls.js';

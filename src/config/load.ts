@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { LevelWithSilent } from 'pino';
 import { type Document, parseDocument } from 'yaml';
@@ -281,17 +281,11 @@ function readApiKey(key: string | undefined, keyFile: string | undefined, cwd: s
     if (key !== undefined && !isHeaderSafe(key)) throw new ConfigError(keyCharsetProblem('GLACIER_API_KEY'));
     return key;
   }
-  const path = resolve(cwd, keyFile);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (cause) {
-    throw new ConfigError(
-      `GLACIER_API_KEY_FILE = "${keyFile}": cannot read the key file (${(cause as NodeJS.ErrnoException).code ?? 'error'})`,
-      undefined,
-      { cause },
-    );
-  }
+  // A key is a few dozen characters: 64 KiB is far above any, and far below what would hurt.
+  const text = readBoundedFile(resolve(cwd, keyFile), 'GLACIER_API_KEY_FILE', {
+    maxBytes: 64 * 1024,
+    kind: 'an API key file',
+  });
   const trimmed = text.trim();
   if (!trimmed) throw new ConfigError(`GLACIER_API_KEY_FILE = "${keyFile}": the key file is empty`);
   if (!isHeaderSafe(trimmed)) {

@@ -34,9 +34,8 @@ const CLASS_TEXT: Record<AddressClass, string> = {
 };
 
 /**
- * The ranges of each class (RFC 6890's special-purpose registries). BlockList matches an IPv4 rule
- * against the IPv4-mapped IPv6 form too (`::ffff:127.0.0.1`); NAT64's well-known prefix is mapped
- * by hand in `classifyAddress`.
+ * The ranges of each class (RFC 6890's special-purpose registries). An IPv6 address that embeds an
+ * IPv4 one, or routes to it, is classified by that IPv4 address too (IPV4_IN_IPV6 below).
  */
 const RANGES: [AddressClass, string, number, 'ipv4' | 'ipv6'][] = [
   ['unspecified', '0.0.0.0', 32, 'ipv4'],
@@ -57,6 +56,7 @@ const RANGES: [AddressClass, string, number, 'ipv4' | 'ipv6'][] = [
   ['reserved', '240.0.0.0', 4, 'ipv4'], // and 255.255.255.255, broadcast
   ['reserved', '192.0.0.0', 24, 'ipv4'], // IETF protocol assignments
   ['reserved', '198.18.0.0', 15, 'ipv4'], // benchmarking
+  ['reserved', '100::', 64, 'ipv6'], // discard-only (RFC 6666)
 ];
 
 /** The ranges as one BlockList per class, built on first use (nothing happens at import time). */
@@ -83,7 +83,107 @@ const ORDER: AddressClass[] = [
   'reserved',
 ];
 
-const NAT64 = /^64:ff9b::(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i;
+const v4 = (b: Uint8Array, at: readonly number[]) => at.map((i) => b[i]).join('.');
+const last32 = [12, 13, 14, 15] as const;
+const starts = (b: Uint8Array, prefix: readonly number[]) => prefix.every((x, i) => b[i] === x);
+
+/**
+ * The IPv6 forms that carry an IPv4 address, or route to one, and where it sits (byte offsets in
+ * the 16 bytes; RFC 6052 skips byte 8, the "u" octet). A form may give several candidates (a
+ * local-use NAT64 prefix's length is the operator's choice; Teredo names a server and a client):
+ * the address is refused when any of them would be.
+ */
+const IPV4_IN_IPV6: { form: string; extract: (b: Uint8Array) => string[] | undefined }[] = [
+  // IPv4-mapped (RFC 4291): what a dual-stack socket shows for an IPv4 peer.
+  {
+    form: '::ffff:0:0/96',
+    extract: (b) => (starts(b, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255]) ? [v4(b, last32)] : undefined),
+  },
+  // IPv4-translated (RFC 2765, SIIT).
+  {
+    form: '::ffff:0:0:0/96',
+    extract: (b) => (starts(b, [0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 0, 0]) ? [v4(b, last32)] : undefined),
+  },
+  // IPv4-compatible (RFC 4291, deprecated); :: and ::1 are IPv6's own.
+  {
+    form: '::/96',
+    extract: (b) =>
+      starts(b, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]) && (b[12] ?? 0) + (b[13] ?? 0) + (b[14] ?? 0) > 0
+        ? [v4(b, last32)]
+        : undefined,
+  },
+  // NAT64, well-known prefix (RFC 6052).
+  {
+    form: '64:ff9b::/96',
+    extract: (b) => (starts(b, [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0]) ? [v4(b, last32)] : undefined),
+  },
+  // NAT64, local-use prefix (RFC 8215): the IPv4 address where a /48, /56, /64 or /96 prefix puts it.
+  {
+    form: '64:ff9b:1::/48',
+    extract: (b) =>
+      starts(b, [0, 0x64, 0xff, 0x9b, 0, 1])
+        ? [v4(b, [6, 7, 9, 10]), v4(b, [7, 9, 10, 11]), v4(b, [9, 10, 11, 12]), v4(b, last32)]
+        : undefined,
+  },
+  // 6to4 (RFC 3056): the IPv4 address of the site's relay, bytes 2..5.
+  { form: '2002::/16', extract: (b) => (starts(b, [0x20, 0x02]) ? [v4(b, [2, 3, 4, 5])] : undefined) },
+  // Teredo (RFC 4380): the server's IPv4 address, and the client's, inverted.
+  {
+    form: '2001::/32',
+    extract: (b) =>
+      starts(b, [0x20, 0x01, 0, 0])
+        ? [v4(b, [4, 5, 6, 7]), last32.map((i) => 255 - (b[i] ?? 0)).join('.')]
+        : undefined,
+  },
+  // ISATAP (RFC 5214): any prefix, an interface identifier of 0:5efe or 200:5efe then the IPv4 address.
+  {
+    form: '::0:5efe:0:0/96 (ISATAP)',
+    extract: (b) =>
+      (b[8] === 0 || b[8] === 2) && b[9] === 0 && b[10] === 0x5e && b[11] === 0xfe
+        ? [v4(b, last32)]
+        : undefined,
+  },
+];
+
+/** The 16 bytes of an IPv6 address (one isIP accepted). */
+function ipv6Bytes(ip: string): Uint8Array {
+  let text = ip.toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const groups = (part: string) => (part ? part.split(':') : []);
+  const left = groups(head);
+  const right = tail === undefined ? [] : groups(tail);
+  const all = [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  const bytes = new Uint8Array(16);
+  all.forEach((group, i) => {
+    const n = Number.parseInt(group, 16);
+    bytes[i * 2] = n >> 8;
+    bytes[i * 2 + 1] = n & 255;
+  });
+  return bytes;
+}
+
+/** The IPv4 addresses an IPv6 address carries or routes to (none for an ordinary one). */
+export function embeddedIpv4(address: string): string[] {
+  const ip = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  if (isIP(ip) !== 6) return [];
+  const bytes = ipv6Bytes(ip);
+  for (const { extract } of IPV4_IN_IPV6) {
+    const found = extract(bytes);
+    if (!found) continue;
+    // A candidate in 0.0.0.0/8 ("this network", no translator's destination) is a position the
+    // prefix does not use (a local-use NAT64 prefix of another length): the others are read. Only
+    // such candidates: they are what the address says.
+    const distinct = [...new Set(found)];
+    const used = distinct.filter((a) => !a.startsWith('0.'));
+    return used.length > 0 ? used : distinct;
+  }
+  return [];
+}
 
 /** The class of an IP address, or undefined for an ordinary (public) one. Not an IP: undefined. */
 export function classifyAddress(address: string): AddressClass | undefined {
@@ -91,22 +191,9 @@ export function classifyAddress(address: string): AddressClass | undefined {
   const family = isIP(ip);
   if (family === 0) return undefined;
   const type = family === 4 ? 'ipv4' : 'ipv6';
-  const nat64 = type === 'ipv6' ? NAT64.exec(ip) : null;
-  if (nat64) return classifyAddress(nat64[1] ?? embeddedIpv4(nat64[2] as string, nat64[3] as string));
-  return ORDER.find((kind) => classLists().get(kind)?.check(ip, type));
-}
-
-/** The IPv4 address inside an IPv4-mapped IPv6 one (`::ffff:a9fe:a9fe` → 169.254.169.254), if it is one. */
-function mappedIpv4(address: string): string | undefined {
-  const m = /^::ffff:(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(address);
-  if (!m) return undefined;
-  return m[1] ?? embeddedIpv4(m[2] as string, m[3] as string);
-}
-
-function embeddedIpv4(high: string, low: string): string {
-  const h = Number.parseInt(high, 16);
-  const l = Number.parseInt(low, 16);
-  return `${h >> 8}.${h & 255}.${l >> 8}.${l & 255}`;
+  const own = ORDER.find((kind) => classLists().get(kind)?.check(ip, type));
+  const carried = embeddedIpv4(ip).map((v4address) => classifyAddress(v4address));
+  return ORDER.find((kind) => kind === own || carried.includes(kind));
 }
 
 export class DownloadRefusedError extends Error {
@@ -117,8 +204,8 @@ export class DownloadRefusedError extends Error {
     readonly address: string,
     readonly addressClass: AddressClass,
   ) {
-    // An IPv4-mapped address is also shown as the IPv4 address it stands for.
-    const v4 = mappedIpv4(address);
+    // An IPv6 address that carries an IPv4 one is also shown as the IPv4 address it stands for.
+    const v4 = embeddedIpv4(address).join(', ') || undefined;
     const inner = host === address ? v4 : v4 ? `${address} = ${v4}` : address;
     const shown = inner ? `${host} (${inner})` : host;
     super(

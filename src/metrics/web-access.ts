@@ -1,49 +1,184 @@
 /**
- * What METRICS_WEB_CONFIG asks of the metrics server (src/config/web-config.ts): its TLS options,
- * and the basic-auth check of /metrics and of /readyz's details. /healthz stays open, and /readyz
- * answers ready or not without credentials: probes (the image's HEALTHCHECK, the kubelet's) have
- * none, and they learn nothing but "the process answers" and "its checks pass".
+ * What METRICS_WEB_CONFIG asks of the metrics server (src/config/web-config.ts), kept current while
+ * the service runs: its TLS options, its response headers, and the basic-auth check of /metrics and
+ * of /readyz's details. /healthz stays open, and /readyz answers ready or not without credentials:
+ * probes (the image's HEALTHCHECK, the kubelet's) have none, and they learn nothing but "the process
+ * answers" and "its checks pass".
+ *
+ * The web config and its TLS files are re-read when they change, as exporter-toolkit re-reads them
+ * (it reads the file on every request and the certificates on every connection): a request looks
+ * at their stat (device, inode, size, times) at most once every RECHECK_MS, in the background, and
+ * `reload()` (SIGHUP) re-reads them at once. A rotated password or certificate takes effect without
+ * a restart. A change that cannot be applied to a running server (TLS turned on or off, another
+ * client_auth_type) or a file that no longer loads is logged as an error and the configuration in
+ * force stays: a typo while rotating must not open the port or stop the scrapes.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import type { SecureContextOptions, TLSSocket } from 'node:tls';
-import bcrypt from 'bcryptjs';
-import type { WebConfig } from '../config/web-config.js';
+import { loadWebConfig, readWebTls, type WebConfig, type WebTls } from '../config/index.js';
+import type { Logger } from '../runtime/logger.js';
+import { type AuthOutcome, type BasicAuth, createBasicAuth } from './basic-auth.js';
+import { type BcryptChecker, type BcryptCheckerOptions, createBcryptChecker } from './bcrypt-checker.js';
 
-export class WebConfigError extends Error {
-  override readonly name = 'WebConfigError';
+/** The longest a changed web config (or TLS file) goes unnoticed while requests come in. */
+export const RECHECK_MS = 1_000;
+
+export interface WebAccess {
+  /** The TLS options the server starts with, or undefined: plain HTTP. */
+  readonly tls: (SecureContextOptions & Record<string, unknown>) | undefined;
+  /** The headers every response carries (the current web config's). */
+  headers(): Readonly<Record<string, string>>;
+  /** Why a request's client certificate does not satisfy `client_auth_type`, or undefined. */
+  clientCertProblem(req: IncomingMessage): string | undefined;
+  /** The basic-auth verdict on a request ('busy': refused at once, the bcrypt checks are at their bound). */
+  authorize(req: IncomingMessage, signal?: AbortSignal): Promise<AuthOutcome>;
+  /** Re-reads the web config and its TLS files now (SIGHUP); true when the new one is in force. */
+  reload(): Promise<boolean>;
+  close(): Promise<void>;
 }
 
-/** The https server's options, the files read now: an unreadable one is named with its key. */
-export function tlsOptions(config: WebConfig): (SecureContextOptions & Record<string, unknown>) | undefined {
-  const tls = config.tls;
-  if (!tls) return undefined;
-  const read = (key: string, file: string) => {
+export interface WebAccessOptions {
+  config: WebConfig;
+  log: Logger;
+  /** Applies new TLS files to the server (https.Server#setSecureContext). */
+  setSecureContext?: (options: SecureContextOptions) => void;
+  /** @defaultValue RECHECK_MS */
+  recheckMs?: number;
+  /** The bounds of the bcrypt checks in flight (tests). */
+  bcrypt?: BcryptCheckerOptions;
+}
+
+export function createWebAccess(options: WebAccessOptions): WebAccess {
+  const { log } = options;
+  const recheckMs = options.recheckMs ?? RECHECK_MS;
+  let config = options.config;
+  const tls = readWebTls(config);
+  let stamps: Promise<string> = fileStamps(config);
+  let checker: BcryptChecker | undefined;
+  const auth: BasicAuth = createBasicAuth({
+    users: config.users,
+    checker: {
+      // The thread starts with the first check: a web config without users never starts it.
+      compare: (...args) => {
+        checker ??= createBcryptChecker(options.bcrypt);
+        return checker.compare(...args);
+      },
+      pending: () => checker?.pending() ?? { renewal: 0, untrusted: 0 },
+      close: async () => checker?.close(),
+    },
+  });
+  let lastCheck = performance.now();
+  let checking: Promise<unknown> | undefined;
+
+  /** Loads the files again and applies them; a failure leaves the configuration in force. */
+  const apply = (): boolean => {
+    let next: WebConfig;
+    let nextTls: WebTls | undefined;
     try {
-      return readFileSync(file);
+      next = loadWebConfig(config.path);
+      nextTls = readWebTls(next);
+      const restart = needsRestart(config, next);
+      if (restart) throw new Error(`${restart} cannot change while the server runs: restart it`);
     } catch (err) {
-      throw new WebConfigError(
-        `METRICS_WEB_CONFIG ${config.path}: cannot read tls_server_config.${key} ${file}: ${(err as Error).message}`,
-        { cause: err },
+      log.error(
+        { err: (err as Error).message, file: config.path },
+        'metrics web config: reload failed; the one in force stays',
       );
+      return false;
     }
+    if (nextTls && options.setSecureContext) options.setSecureContext(secureContext(next, nextTls));
+    auth.setUsers(next.users);
+    config = next;
+    log.info(
+      { file: config.path, users: Object.keys(config.users).length, tls: Boolean(config.tls) },
+      'metrics web config reloaded',
+    );
+    return true;
   };
-  const requestCert = tls.clientAuth !== 'NoClientCert';
+
+  /** A look at the files' stat, at most once every recheckMs; a change reloads them. */
+  const maybeRecheck = () => {
+    if (checking || performance.now() - lastCheck < recheckMs) return;
+    lastCheck = performance.now();
+    checking = (async () => {
+      const before = await stamps;
+      const now = await fileStamps(config);
+      if (now === before) return;
+      // The stamps of the files seen, loaded or not: a broken file is reported once, not per request.
+      stamps = Promise.resolve(now);
+      if (apply()) stamps = fileStamps(config);
+    })()
+      .catch((err: Error) => log.error({ err: err.message }, 'metrics web config: cannot look at its files'))
+      .finally(() => {
+        checking = undefined;
+      });
+  };
+
   return {
-    cert: read('cert_file', tls.certFile),
-    key: read('key_file', tls.keyFile),
-    ...(tls.clientCaFile && { ca: read('client_ca_file', tls.clientCaFile) }),
-    minVersion: tls.minVersion,
-    maxVersion: tls.maxVersion,
-    requestCert,
-    // Only this mode fails the handshake; the others are judged per request (clientCertProblem).
-    rejectUnauthorized: tls.clientAuth === 'RequireAndVerifyClientCert',
+    tls: tls && serverOptions(config, tls),
+    headers: () => {
+      maybeRecheck();
+      return config.headers;
+    },
+    clientCertProblem: (req) => clientCertProblem(config, req),
+    authorize: (req, signal) => auth.check(req.headers.authorization, signal),
+    async reload() {
+      await checking;
+      const ok = apply();
+      stamps = fileStamps(config);
+      return ok;
+    },
+    async close() {
+      await checker?.close();
+    },
   };
 }
 
-/** Why a request's client certificate does not satisfy `client_auth_type`, or undefined. */
-export function clientCertProblem(config: WebConfig, req: IncomingMessage): string | undefined {
+/** What differs between two web configs that only a restart can apply, or undefined. */
+function needsRestart(before: WebConfig, after: WebConfig): string | undefined {
+  if (Boolean(before.tls) !== Boolean(after.tls)) return 'tls_server_config (TLS on or off)';
+  if (before.tls && after.tls && before.tls.clientAuth !== after.tls.clientAuth) {
+    return 'tls_server_config.client_auth_type';
+  }
+  return undefined;
+}
+
+/** The identity and times of the web config and its TLS files, one string to compare. */
+async function fileStamps(config: WebConfig): Promise<string> {
+  const files = [config.path, config.tls?.certFile, config.tls?.keyFile, config.tls?.clientCaFile];
+  const stamps = await Promise.all(
+    files.map(async (file) => {
+      if (!file) return '';
+      const s = await stat(file, { bigint: true }).catch(() => undefined);
+      return s ? `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}` : 'missing';
+    }),
+  );
+  return stamps.join('|');
+}
+
+function secureContext(config: WebConfig, files: WebTls): SecureContextOptions {
+  return {
+    cert: files.cert,
+    key: files.key,
+    ...(files.ca && { ca: files.ca }),
+    minVersion: config.tls?.minVersion,
+    maxVersion: config.tls?.maxVersion,
+  };
+}
+
+/** The https server's options. */
+function serverOptions(config: WebConfig, files: WebTls): SecureContextOptions & Record<string, unknown> {
+  const mode = config.tls?.clientAuth ?? 'NoClientCert';
+  return {
+    ...secureContext(config, files),
+    requestCert: mode !== 'NoClientCert',
+    // Only this mode fails the handshake; the others are judged per request (clientCertProblem).
+    rejectUnauthorized: mode === 'RequireAndVerifyClientCert',
+  };
+}
+
+function clientCertProblem(config: WebConfig, req: IncomingMessage): string | undefined {
   const mode = config.tls?.clientAuth;
   if (!mode || mode === 'NoClientCert' || mode === 'RequestClientCert') return undefined;
   const socket = req.socket as TLSSocket;
@@ -53,39 +188,4 @@ export function clientCertProblem(config: WebConfig, req: IncomingMessage): stri
     return 'the client certificate is not signed by client_ca_file';
   }
   return undefined;
-}
-
-/** A hash no password matches: an unknown user costs the same bcrypt work as a known one. */
-const DUMMY_HASH = '$2y$10$QOauhQNbBCuQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi';
-/** Successful checks remembered (by a digest of user, password and hash), as exporter-toolkit does: bcrypt is slow on purpose. */
-const CACHE_SIZE = 100;
-
-/** The basic-auth check of the users of the web config; always true when it lists none. */
-export function createBasicAuth(config: WebConfig): (req: IncomingMessage) => Promise<boolean> {
-  const users = config.users;
-  const open = Object.keys(users).length === 0;
-  const verified = new Set<string>();
-  return async (req) => {
-    if (open) return true;
-    const header = req.headers.authorization ?? '';
-    const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-    if (!match) return false;
-    const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) return false;
-    const user = decoded.slice(0, colon);
-    const password = decoded.slice(colon + 1);
-    const hash = Object.hasOwn(users, user) ? (users[user] as string) : undefined;
-    const key = createHash('sha256')
-      .update(`${user}\0${password}\0${hash ?? ''}`)
-      .digest();
-    for (const known of verified) {
-      if (timingSafeEqual(Buffer.from(known, 'base64'), key)) return true;
-    }
-    const ok = await bcrypt.compare(password, hash ?? DUMMY_HASH);
-    if (!ok || !hash) return false;
-    if (verified.size >= CACHE_SIZE) verified.delete(verified.values().next().value as string);
-    verified.add(key.toString('base64'));
-    return true;
-  };
 }

@@ -7,7 +7,7 @@
  */
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import type { Role } from './jobs.js';
+import { type Role, roles } from './jobs.js';
 
 export const BEAT_INTERVAL_MS = 10_000;
 /** Three beats missed: the process is gone (or cannot reach Redis). */
@@ -75,9 +75,18 @@ export function startHeartbeat(o: HeartbeatOptions): Heartbeat {
   };
 }
 
+/** A heartbeat key whose value is not a beat this version writes (another version, a hand edit): shown, never trusted. */
+export interface MalformedBeat {
+  key: string;
+  /** The start of the value as stored (at most 80 characters), for the operator to look at. */
+  excerpt: string;
+}
+
 export interface ServiceSighting {
   /** The processes beating now, oldest start first. */
   processes: Beat[];
+  /** Heartbeat keys whose value could not be read as a beat. */
+  malformed: MalformedBeat[];
   /** The latest beat of any process (within 30 days), ISO-8601 UTC, or null. */
   lastSeenAt: string | null;
 }
@@ -92,14 +101,47 @@ export async function readHeartbeats(redis: Redis, prefix: string): Promise<Serv
     keys.push(...batch);
   } while (cursor !== '0');
   const values = keys.length > 0 ? await redis.mget(...keys) : [];
-  const processes = values
-    .flatMap((v) => {
-      try {
-        return v ? [JSON.parse(v) as Beat] : [];
-      } catch {
-        return [];
-      }
-    })
-    .sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.pid - b.pid);
-  return { processes, lastSeenAt: await redis.get(lastKey(prefix)) };
+  const processes: Beat[] = [];
+  const malformed: MalformedBeat[] = [];
+  values.forEach((value, i) => {
+    if (value === null) return; // expired between SCAN and MGET
+    const beat = readBeat(value);
+    if (beat) processes.push(beat);
+    else malformed.push({ key: keys[i] as string, excerpt: value.slice(0, 80) });
+  });
+  processes.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.pid - b.pid);
+  return { processes, malformed, lastSeenAt: await redis.get(lastKey(prefix)) };
+}
+
+/** A stored beat checked field by field (`status` prints them), or undefined. */
+function readBeat(value: string): Beat | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+  if (raw === null || typeof raw !== 'object') return undefined;
+  const b = raw as Record<string, unknown>;
+  const isTime = (x: unknown): x is string =>
+    typeof x === 'string' && x.length <= 40 && !Number.isNaN(Date.parse(x));
+  if (
+    !roles.includes(b.role as Role) ||
+    typeof b.host !== 'string' ||
+    b.host.length === 0 ||
+    b.host.length > 255 ||
+    !Number.isSafeInteger(b.pid) ||
+    (b.pid as number) <= 0 ||
+    !isTime(b.startedAt) ||
+    !isTime(b.beatAt)
+  ) {
+    return undefined;
+  }
+  return {
+    role: b.role as Role,
+    host: b.host,
+    pid: b.pid as number,
+    startedAt: b.startedAt,
+    beatAt: b.beatAt,
+  };
 }

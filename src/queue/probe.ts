@@ -5,7 +5,7 @@
  */
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { type Beat, readHeartbeats } from './heartbeat.js';
+import { type Beat, type MalformedBeat, readHeartbeats } from './heartbeat.js';
 import { QUEUE_NAME } from './jobs.js';
 import { describeRedisError, maskRedisUrl } from './redis.js';
 
@@ -24,6 +24,8 @@ export interface ServiceProbe {
   /** Why Redis could not be read, when it could not. */
   error: string | null;
   processes: Beat[];
+  /** Heartbeat keys whose value is not a beat: shown as malformed. */
+  malformed: MalformedBeat[];
   lastSeenAt: string | null;
   queue: QueueCountsNow | null;
 }
@@ -74,6 +76,7 @@ export async function probeService(
       reachable: false,
       error: describeRedisError(firstError ?? (err as Error)),
       processes: [],
+      malformed: [],
       lastSeenAt: null,
       queue: null,
     };

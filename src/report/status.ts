@@ -180,10 +180,11 @@ export async function collectStatus(
   };
 }
 
-/** "2025-06-15 12:00:00Z (5m ago)" */
+/** "2025-06-15 12:00:00Z (5m ago)"; a stored text that is no time is shown as such. */
 function when(iso: string | null | undefined, now: Date): string {
   if (!iso) return '-';
   const ms = Date.parse(iso) - now.getTime();
+  if (Number.isNaN(ms)) return `${JSON.stringify(String(iso).slice(0, 40))} (not a time)`;
   const abs = Math.abs(ms);
   const span =
     abs < 60_000
@@ -300,7 +301,20 @@ export function formatStatus(status: Status, options: { cli?: string | undefined
     out.push(database);
     out.push(...formatTables(status.database));
   }
-  return `${out.join('\n')}\n`;
+  return forTerminalLines(out);
+}
+
+/**
+ * The lines of the view, each made safe for the terminal: what status prints comes from the
+ * database and from Redis (export names and dates, a heartbeat's role and host, an error), and
+ * none of it may run as an escape sequence. Text made safe already passes unchanged.
+ */
+function forTerminalLines(lines: readonly string[]): string {
+  return `${lines
+    .join('\n')
+    .split('\n')
+    .map((line) => forTerminal(line))
+    .join('\n')}\n`;
 }
 
 // --- The service seen through Redis, overdue jobs, internal tables (issue 18) ---
@@ -390,6 +404,11 @@ function formatService(service: ServiceProbe | null, jobs: JobStatus[], now: Dat
         '  no scheduler runs (role all or scheduler): no new runs are enqueued, the next runs below wait for one',
       );
     }
+  }
+  for (const m of service.malformed) {
+    out.push(
+      `  malformed heartbeat ${m.key}: ${JSON.stringify(m.excerpt)} (not a beat this version writes; ignored)`,
+    );
   }
   if (service.queue) {
     const q = service.queue;

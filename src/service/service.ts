@@ -59,6 +59,12 @@ export interface Service {
   readonly metrics: Metrics;
   readiness(): Promise<ReadyReport>;
   /**
+   * Re-reads METRICS_WEB_CONFIG and its TLS files (SIGHUP): a rotated password or certificate in
+   * force without a restart. False when the file does not load (logged; the one in force stays),
+   * undefined without a web config. Other settings need a restart.
+   */
+  reloadWebConfig(): Promise<boolean | undefined>;
+  /**
    * Stops the triggers, lets active jobs finish (service.shutdownGrace), then closes everything, in
    * reverse order of opening, within the shutdown deadline: what could not close in time is
    * abandoned and reported.
@@ -246,6 +252,13 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       budget,
       metrics,
       readiness,
+      async reloadWebConfig() {
+        if (!config.metricsWebConfig) {
+          log.info('reload: no METRICS_WEB_CONFIG to re-read (other settings need a restart)');
+          return undefined;
+        }
+        return server.reloadWebConfig();
+      },
       close() {
         closing ??= (async () => {
           log.info({ active: worker?.active() ?? 0 }, 'shutting down');

@@ -1,5 +1,15 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transactions } from '../../jobs/transactions.js';
@@ -188,7 +198,7 @@ describe.skipIf(onPostgres)('backup of a SQLite database', () => {
   it('refuses the database itself, a missing directory, and a database that does not exist', async () => {
     const self = await cli(['backup', c.location]);
     expect(self.code).toBe(2);
-    expect(self.stderr).toContain('the database itself');
+    expect(self.stderr).toContain(`is the live database ${c.location}`);
     const noDir = await cli(['backup', join(dir, 'no', 'such', 'dir.db')]);
     expect(noDir.code).toBe(2);
     expect(noDir.stderr).toContain('no such directory');
@@ -197,6 +207,49 @@ describe.skipIf(onPostgres)('backup of a SQLite database', () => {
     expect(none.code).toBe(1);
     expect(none.stderr).toContain(`no database at ${missing}`);
     expect(existsSync(missing)).toBe(false);
+  });
+
+  it('refuses the live database and its files under any other name, with or without --force', async () => {
+    // Before, `backup --force` through a symlinked directory replaced the live database: the service
+    // went on writing to the deleted inode and everything written after the backup was lost.
+    const identity = () => {
+      const s = statSync(c.location);
+      return `${s.dev}:${s.ino}`;
+    };
+    const before = identity();
+    const alias = join(dir, 'alias-dir');
+    symlinkSync(dirname(c.location), alias);
+    const name = basename(c.location);
+    linkSync(c.location, join(dir, 'hard-link.db'));
+    symlinkSync(c.location, join(dir, 'symlink.db'));
+    for (const target of [
+      join(alias, name),
+      join(alias, `${name}-wal`),
+      join(alias, `${name}-shm`),
+      join(dir, 'hard-link.db'),
+      join(dir, 'symlink.db'),
+    ]) {
+      for (const force of [[], ['--force']]) {
+        const refused = await cli(['backup', ...force, target]);
+        expect(refused.code, `${target} ${force}`).toBe(2);
+        expect(refused.stderr).toContain(`${target} is the live database ${c.location}`);
+      }
+    }
+    expect(identity()).toBe(before);
+    const still = new Database(c.location, { readonly: true, fileMustExist: true });
+    try {
+      expect(still.pragma('quick_check', { simple: true })).toBe('ok');
+    } finally {
+      still.close();
+    }
+  });
+
+  it('refuses a target that is not a file, without waiting on it', async () => {
+    const fifo = join(dir, 'fifo.db');
+    execFileSync('mkfifo', [fifo]);
+    const refused = await cli(['backup', '--force', fifo]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${fifo} is a FIFO, not a file`);
   });
 });
 

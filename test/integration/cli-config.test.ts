@@ -53,15 +53,15 @@ describe.skipIf(onPostgres)('config check and config init', () => {
     expect(out).toMatch(/^ {2}supply\s+\*\/5 \* \* \* \*$/m);
     expect(out).toMatch(/^ {2}transactions\s+\* \* \* \* \*\s+runs at start too$/m);
     expect(out).toMatch(/^ {2}signatures\s+0 \* \* \* \*\s+disabled$/m);
-    expect(out).toContain(`store:     SQLite ${join(d, 'glacier.db')}`);
+    expect(out).toContain(`store:   SQLite ${join(d, 'glacier.db')}`);
     expect(out).toContain(
       'retention: transactions forever, exportedTransactions forever, jobRuns 90d, supplySnapshots forever, usageMetrics forever',
     );
-    expect(out).toContain('redis:     redis://:***@127.0.0.1:6379 (queue prefix glacier');
+    expect(out).toContain('redis:   redis://:***@127.0.0.1:6379 (queue prefix glacier');
     expect(out).toContain(
-      'budget:    50,000 CU/day, 8,000 CU/minute (budget.computeUnitsPerDay, else tier Free)',
+      'budget:  50,000 CU/day, 8,000 CU/minute (budget.computeUnitsPerDay, else tier Free)',
     );
-    expect(out).toContain('metrics:   http://127.0.0.1:9999/metrics');
+    expect(out).toContain('metrics: http://127.0.0.1:9999/metrics');
     expect(out).toMatch(/^WARNING: transactions, the largest table, is kept forever/m);
     expect(out).toContain('config check --print');
     expect(out).not.toMatch(/hunter2|sk-very-secret-key/);

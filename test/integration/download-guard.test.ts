@@ -70,6 +70,32 @@ describe('classifyAddress', () => {
     ['::', 'unspecified'],
     ['0.1.2.3', 'reserved'],
     ['255.255.255.255', 'reserved'],
+    // IPv6 forms that carry an IPv4 address or route to one: classified by that address.
+    ['64:ff9b:1::a9fe:a9fe', 'link-local'], // local-use NAT64 (RFC 8215), a /96 prefix
+    ['64:ff9b:1::a00:1', 'private'],
+    ['64:ff9b:1:a9fe:a9:fe00::', 'link-local'], // the same, a /48 prefix (byte 8 skipped)
+    ['64:ff9b:1:7f:0:1::', 'loopback'], // a /56 prefix
+    ['64:ff9b:1:0:7f:0:1:0', 'loopback'], // a /64 prefix
+    ['64:ff9b:1::808:808', undefined], // 8.8.8.8 through the local translator
+    ['64:ff9b:1:a9fe:a9:fe00:808:808', 'link-local'], // 8.8.8.8 for a /96 prefix, the metadata address for a /48
+    ['64:ff9b:1::1', 'unspecified'], // nothing but 0.0.0.0/8 in any position
+    ['64:ff9b::7f00:1', 'loopback'], // well-known NAT64 (RFC 6052), hex form
+    ['::7f00:1', 'loopback'], // IPv4-compatible (RFC 4291, deprecated)
+    ['::169.254.169.254', 'link-local'],
+    ['::808:808', undefined],
+    ['::ffff:0:7f00:1', 'loopback'], // IPv4-translated (RFC 2765)
+    ['::ffff:0:10.0.0.1', 'private'],
+    ['2002:7f00:1::1', 'loopback'], // 6to4 (RFC 3056)
+    ['2002:a9fe:a9fe::', 'link-local'],
+    ['2002:808:808::1', undefined],
+    ['2001:0:808:808::80ff:fffe', 'loopback'], // Teredo (RFC 4380): client 127.0.0.1, inverted
+    ['2001:0:a00:1::f7f7:f7f7', 'private'], // Teredo: server 10.0.0.1, client 8.8.8.8
+    ['2001:0:808:808::f7f7:f7f7', undefined],
+    ['100::1', 'reserved'], // discard-only (RFC 6666)
+    ['100::ffff:1:2:3', 'reserved'],
+    ['100:0:0:1::1', undefined],
+    ['2606:4700::5efe:7f00:1', 'loopback'], // ISATAP (RFC 5214) interface identifier
+    ['2606:4700::200:5efe:a00:1', 'private'],
     ['8.8.8.8', undefined],
     ['100.128.0.1', undefined],
     ['172.32.0.1', undefined],
@@ -153,6 +179,13 @@ describe('download address guard', () => {
     ['http://0xa9fea9fe/latest', '169.254.169.254: a link-local address'],
     ['http://0.0.0.0:1/f.csv', '0.0.0.0: an unspecified address'],
     ['http://224.0.0.1/f.csv', '224.0.0.1: a multicast address'],
+    // Before, the collector called connect() for this one.
+    ['http://[64:ff9b:1::a9fe:a9fe]/f.csv', '64:ff9b:1::a9fe:a9fe (169.254.169.254): a link-local address'],
+    ['http://[2002:a9fe:a9fe::1]/f.csv', '2002:a9fe:a9fe::1 (169.254.169.254): a link-local address'],
+    [
+      'http://[2001:0:a00:1::f7f7:f7f7]/f.csv',
+      '2001:0:a00:1::f7f7:f7f7 (10.0.0.1, 8.8.8.8): a private address',
+    ],
   ])('refuses %s without a connection', async (url, message) => {
     const error = await downloadToFile(url, target(), { guard: loopbackApi }).catch((e) => e);
     expect(error).toBeInstanceOf(DownloadRefusedError);

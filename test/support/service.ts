@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { jobs } from '../../jobs/index.js';
 import { type Config, loadConfig } from '../../src/config/index.js';
 import { type Service, type ServiceOptions, startService } from '../../src/service/service.js';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
+import { type CliProcess, spawnCli, stopCli } from './cli.js';
 import { captureLog } from './log.js';
+import { freePort } from './redis-server.js';
 import { type DatabaseEnv, testDatabase } from './store.js';
 import { tempDir } from './tmp.js';
 
@@ -21,6 +25,15 @@ export interface ServiceHarness {
   prefix: string;
   config(file: Record<string, unknown>, env?: Record<string, string>): Config;
   start(config: Config, options?: Partial<ServiceOptions>): Promise<Service>;
+  /**
+   * `start` as a process, as an operator runs it: `file` written as its config file (the queue
+   * prefix and a shutdown grace of 5 s filled in), this harness's simulator and store, a free port
+   * on 127.0.0.1 and `env` on top. Killed by `close` if still running.
+   */
+  spawnStart(
+    file: Record<string, unknown>,
+    env?: Record<string, string>,
+  ): Promise<{ proc: CliProcess; port: number }>;
   close(): Promise<void>;
 }
 
@@ -34,6 +47,7 @@ export async function serviceHarness(
   const prefix = `t${randomBytes(4).toString('hex')}`;
   const redisUrl = options.redisUrl ?? 'redis://127.0.0.1:6379';
   const services: Service[] = [];
+  const processes: CliProcess[] = [];
   return {
     sim,
     dir,
@@ -60,7 +74,26 @@ export async function serviceHarness(
       services.push(svc);
       return svc;
     },
+    async spawnStart(file, env = {}) {
+      const service = (file.service ?? {}) as Record<string, unknown>;
+      const configPath = join(dir, `glacier-${processes.length}.json`);
+      writeFileSync(
+        configPath,
+        JSON.stringify({ ...file, service: { queuePrefix: prefix, shutdownGrace: '5s', ...service } }),
+      );
+      const port = await freePort();
+      const proc = spawnCli(['start', '-c', configPath], {
+        GLACIER_BASE_URL: sim.url,
+        ...db.env,
+        METRICS_HOST: '127.0.0.1',
+        METRICS_PORT: String(port),
+        ...env,
+      });
+      processes.push(proc);
+      return { proc, port };
+    },
     async close() {
+      for (const proc of processes.splice(0)) await stopCli(proc);
       await Promise.allSettled(services.map((s) => s.close()));
       await sim.close();
       await deletePrefix(redisUrl, prefix);

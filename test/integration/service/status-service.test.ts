@@ -133,6 +133,77 @@ describe('status and the service', () => {
     }
   });
 
+  const ESC = '\u001b';
+  const setBeats = async (beats: Record<string, string>) => {
+    const redis = new Redis('redis://127.0.0.1:6379');
+    try {
+      for (const [key, value] of Object.entries(beats))
+        await redis.set(`${h!.prefix}:heartbeat:${key}`, value, 'EX', 60);
+    } finally {
+      redis.disconnect();
+    }
+  };
+  const beat = (role: unknown, host: unknown) => {
+    const now = new Date().toISOString();
+    return JSON.stringify({ role, host, pid: 4242, startedAt: now, beatAt: now });
+  };
+
+  it('escapes every string status prints from the database and from Redis', async () => {
+    const { configPath, env } = await setUp();
+    const now = new Date().toISOString();
+    // An export in flight whose stored name and dates hold escape sequences (a screen clear, a title).
+    const store = await openStore(storeLocation(h!.location));
+    const sqlite = store.dialect === 'sqlite';
+    try {
+      await store.run(
+        `INSERT INTO export_operations (operation_id, export_name, first_date, last_date, operation_type, request,
+           status, created_at_ms, updated_at_ms, status_history, recorded_at, polled_at)
+         VALUES (?, ?, ?, ?, 'TRANSACTION_EXPORT_EVM', '{}', 'RUNNING', 0, 0, '[]', ?, ?)`,
+        [
+          'op-1',
+          `evil${ESC}[2J${ESC}[H`,
+          `2025-01-01${ESC}]0;pwned\u0007`,
+          '2025-01-02',
+          now,
+          // polled_at is text on SQLite (any value), a timestamp on PostgreSQL.
+          sqlite ? `soon${ESC}[31m` : now,
+        ],
+      );
+    } finally {
+      await store.close();
+    }
+    // A heartbeat whose host holds an escape sequence.
+    await setBeats({ 'a:1': beat('all', `host${ESC}[2J`) });
+
+    const seen = await status(configPath, env);
+    expect(seen.text).not.toContain(ESC);
+    expect(seen.text).not.toContain('\u0007');
+    expect(seen.text).toContain('evil\\x1b[2J\\x1b[H 2025-01-01\\x1b]0;pwned\\x07..2025-01-02 RUNNING');
+    if (sqlite) expect(seen.text).toContain('"soon\\u001b[31m" (not a time)');
+    expect(seen.text).toMatch(/^ {2}all\s+host\\x1b\[2J:4242 {2}started /m);
+  });
+
+  it('shows a heartbeat that is not a beat as malformed, instead of failing', async () => {
+    const { configPath, env } = await setUp();
+    await setBeats({
+      'a:1': beat('all', 'host-a'),
+      'b:2': beat(7, 'host-b'),
+      'c:3': `not json${ESC}[2J`,
+      'd:4': JSON.stringify({ role: 'worker' }),
+    });
+    // Before: `p.role.padEnd is not a function`, exit 1.
+    const seen = await status(configPath, env);
+    for (const key of ['b:2', 'c:3', 'd:4']) {
+      expect(seen.text).toContain(`malformed heartbeat ${h!.prefix}:heartbeat:${key}: `);
+    }
+    expect(seen.text).toContain('"not json\\u001b[2J" (not a beat this version writes; ignored)');
+    expect(seen.text).toContain('service: 1 process running');
+    expect(seen.json.service!.processes).toHaveLength(1);
+    expect(seen.json.service!.malformed.map((m) => m.key).sort()).toEqual(
+      ['b:2', 'c:3', 'd:4'].map((k) => `${h!.prefix}:heartbeat:${k}`),
+    );
+  });
+
   it('says Redis does not answer, and still reports from the database', async () => {
     const { configPath, env } = await setUp();
     const nobody = await freePort();
