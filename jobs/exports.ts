@@ -76,7 +76,18 @@ export function exportsInProcess(s: Pick<ExportsSettings, 'maxWait'>): InProcess
   return { waitLimitMs: s.maxWait, unit: 'operations', keyOf: windowOf };
 }
 
-/** Status reads of one export that runs until `timeout`, at the growing poll intervals: the worst case for `plan`. */
+/** Status reads of one export within `ms` of its POST, at the growing poll intervals. */
+function pollsWithin(ms: number, s: ExportsSettings): number {
+  let elapsed = 0;
+  let n = 0;
+  for (; n < 10_000; n++) {
+    elapsed += pollDelayMs(n, s);
+    if (elapsed > ms) break;
+  }
+  return n;
+}
+
+/** Status reads of one export that runs until `timeout`: the worst case for `plan`. */
 function pollsUntilTimeout(s: ExportsSettings): number {
   let elapsed = 0;
   let n = 0;
@@ -115,6 +126,9 @@ export const exportsDefinition = defineJob({
         getOperation: n * (1 + section.maxRetries) * polls,
       },
       note: `${n} definition(s); an export that runs until its timeout is read ${polls} times`,
+      // A run POSTs each definition's window; the reads of the first minute follow it (the rest,
+      // and the retries, are spread over hours).
+      burst: { createExport: n, getOperation: n * pollsWithin(60_000, section) },
     };
   },
 });

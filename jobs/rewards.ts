@@ -86,6 +86,14 @@ export const rewardsJob = defineJob({
   handler: rewards,
   restore,
   payload: (section) => withoutSchedule(section),
+  streams: (section) =>
+    rewardStreams(section).map(({ kind, ids, scope }) => ({
+      scope,
+      label: `${ids.length} ${kind === 'addresses' ? 'address(es)' : 'node id(s)'} from ${ids[0] ?? ''}, ${section.currency}`,
+      firstRun: { rewards: section.maxPages },
+      reads: `the whole history again, newest first, ${section.maxPages} page(s) (maxPages) a run until it is complete`,
+      history: { kind, ids: ids.length, pageSize: section.pageSize, maxPages: section.maxPages },
+    })),
   cost: (section) => {
     const batches = rewardQueries(section).length;
     return {

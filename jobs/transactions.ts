@@ -15,6 +15,11 @@ export type TransactionsPayload = Pick<
 
 const txId = (tx: Transaction) => `${tx.chainId}:${tx.txHash}`;
 
+/** The cursor's scope of a (network, status) stream: `mainnet/all`. */
+export function transactionScope(network: Network, status: TransactionsPayload['statuses'][number]): string {
+  return `${canonicalNetwork(network)}/${status}`;
+}
+
 /** One (network, status) stream of the job, as `syncNewestFirst` walks it. */
 export function transactionStream(
   payload: TransactionsPayload,
@@ -26,7 +31,7 @@ export function transactionStream(
   return {
     store: ctx.store,
     job: 'transactions',
-    scope: `${canonicalNetwork(network)}/${status}`,
+    scope: transactionScope(network, status),
     fetchPage: async (pageToken) =>
       ctx.client.listLatestTransactions(
         { network, status: status === 'all' ? undefined : status, pageSize: payload.pageSize, pageToken },
@@ -91,6 +96,15 @@ export const transactionsJob = defineJob({
     ...withoutSchedule(section),
     retention: config.retention.transactions === FOREVER ? undefined : config.retention.transactions,
   }),
+  streams: ({ networks, statuses, maxPages }) =>
+    networks.flatMap((network) =>
+      statuses.map((status) => ({
+        scope: transactionScope(network, status),
+        label: `${canonicalNetwork(network)}, ${status === 'all' ? 'all statuses' : status}`,
+        firstRun: { transactions: maxPages },
+        reads: `the latest ${maxPages} page(s) (maxPages), as a first run: the feed is not an archive, what is older is not read again`,
+      })),
+    ),
   cost: ({ networks, statuses, maxPages, pageSize }) => {
     const streams = networks.length * statuses.length;
     return {

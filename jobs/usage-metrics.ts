@@ -1,3 +1,4 @@
+import { formatDuration } from '../src/config/durations.js';
 import type { UsageMetricsJobConfig, UsageSourceConfig } from '../src/config/index.js';
 import type { JobContext, JobHandler } from '../src/kernel/index.js';
 import {
@@ -95,6 +96,11 @@ export function seriesOf(source: UsageSourceConfig): Series[] {
   }
 }
 
+/** The cursor's scope of a series: `dataApi/hourly/groupBy=requestPath`. */
+function cursorScope(source: UsageSourceConfig, series: Series): string {
+  return `${series.source}/${source.timeInterval}/${series.scope}`;
+}
+
 /**
  * The three usage-metrics endpoints. Each run asks from the newest stored bucket on (the current
  * bucket is partial and gets updated), or `lookback` back on the first run. The API rounds both
@@ -104,7 +110,7 @@ export const usageMetrics: JobHandler<UsageMetricsPayload> = async (payload, ctx
   for (const source of payload.sources) {
     for (const series of seriesOf(source)) {
       const nowSeconds = Math.floor(ctx.clock.now() / 1000);
-      const scopeKey = `${series.source}/${source.timeInterval}/${series.scope}`;
+      const scopeKey = cursorScope(source, series);
       const cursor = await readCursor<UsageCursor>(ctx.store, 'usage-metrics', scopeKey);
       const startTimestamp =
         cursor?.lastBucket ?? Math.max(0, nowSeconds - Math.floor(source.lookback / 1000));
@@ -164,6 +170,15 @@ export const usageMetricsJob = defineJob({
   handler: usageMetrics,
   restore,
   payload: (section) => withoutSchedule(section),
+  streams: (section) =>
+    section.sources.flatMap((source) =>
+      seriesOf(source).map((series) => ({
+        scope: cursorScope(source, series),
+        label: `${series.source} ${source.timeInterval}${series.scope === 'all' ? '' : `, ${series.scope}`}`,
+        firstRun: { [series.endpoint]: 1 },
+        reads: `the ${formatDuration(source.lookback)} before the run (lookback) again, in one request; the buckets stored are updated where they changed`,
+      })),
+    ),
   cost: (section) => {
     const calls: Calls = {};
     let series = 0;

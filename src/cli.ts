@@ -9,6 +9,7 @@ import type { RewardsFlags } from './commands/report.js';
 import type { SimulatorFlags } from './commands/simulator.js';
 import { UsageError } from './commands/usage.js';
 import type { Config } from './config/index.js';
+import { type Invocation, readInvocation } from './config/invocation.js';
 import { forTerminal } from './escape/terminal.js';
 import type { JobList } from './kernel/index.js';
 import { type Role, roles } from './queue/jobs.js';
@@ -22,7 +23,10 @@ const EXIT_CONFIG = 2;
 
 async function load(opts: { config?: string }): Promise<Config> {
   const { loadConfig } = await import('./config/index.js');
-  return loadConfig({ configPath: opts.config });
+  const config = loadConfig({ configPath: opts.config });
+  // Likely mistakes that are not refused (an unknown GLACIER_ variable): said once, on stderr.
+  for (const warning of config.warnings) console.error(`warning: ${warning}`);
+  return config;
 }
 
 /** The job list lives in jobs/ (which stands on src/): only this entry point imports it. */
@@ -30,7 +34,8 @@ async function jobList(): Promise<JobList> {
   return (await import('../jobs/index.js')).jobs;
 }
 
-export function buildProgram(): Command {
+export function buildProgram(invocation: Invocation = readInvocation()): Command {
+  const cli = invocation.cli;
   const program = new Command()
     .name('glacier-collector')
     .description('Collects Avalanche Data API (Glacier) data into SQLite or PostgreSQL on cron schedules.')
@@ -59,7 +64,7 @@ export function buildProgram(): Command {
     .action(async (opts: { role: Role }) => {
       const config = await load(program.opts());
       const { start } = await import('./commands/start.js');
-      await start(config, await jobList(), opts);
+      await start(config, await jobList(), { ...opts, invocation });
     });
 
   program
@@ -83,6 +88,26 @@ export function buildProgram(): Command {
       if (opts.reload && opts.retryRejected)
         program.error('error: --reload and --retry-rejected are two runs: one at a time');
       await run(await load(program.opts()), jobs, name, opts);
+    });
+
+  program
+    .command('reset')
+    .description(
+      "re-collect a job's streams from scratch: remove their cursors (dry run without --yes: what each holds, what the next run fetches and costs)",
+    )
+    .argument('<job>', 'job name (transactions, rewards, usage-metrics)')
+    .option(
+      '--scope <scope>',
+      'only this stream (as the dry run lists them); repeat it for several',
+      (value: string, previous: string[]) => [...previous, value],
+      [],
+    )
+    .option('--yes', 'remove the cursors (without it: a dry run that changes nothing)')
+    .option('--json', 'print it as JSON, for scripts')
+    .action(async (name: string, flags: { scope: string[]; yes?: boolean; json?: boolean }) => {
+      const jobs = await jobList();
+      const { reset } = await import('./commands/reset.js');
+      await reset(await load(program.opts()), jobs, name, { ...flags, cli });
     });
 
   program
@@ -117,7 +142,7 @@ export function buildProgram(): Command {
     .action(async (opts: { print?: boolean }) => {
       const config = await load(program.opts());
       const { checkConfig } = await import('./commands/config.js');
-      checkConfig(config, opts);
+      checkConfig(config, await jobList(), { ...opts, cli });
     });
   configCommand
     .command('init')
@@ -125,7 +150,7 @@ export function buildProgram(): Command {
     .argument('[path]', 'where to write it')
     .action(async (path: string | undefined) => {
       const { initConfig } = await import('./commands/config.js');
-      initConfig(path);
+      initConfig(path, cli);
     });
 
   program
@@ -150,7 +175,7 @@ export function buildProgram(): Command {
     .option('--public-url <url>', 'base of export download URLs (e.g. http://simulator:4010 in compose)')
     .action(async (opts: SimulatorFlags) => {
       const { serveSimulator } = await import('./commands/simulator.js');
-      await serveSimulator(opts);
+      await serveSimulator(opts, cli);
     });
 
   program
@@ -176,7 +201,7 @@ export function buildProgram(): Command {
       ]);
       const jobs = await jobList();
       await withSignalAbort((signal) =>
-        runDemo({ jobs, databasePath: opts.database, durationMs: seconds * 1000, signal }),
+        runDemo({ jobs, databasePath: opts.database, durationMs: seconds * 1000, signal, cli }),
       );
     });
 
@@ -228,7 +253,7 @@ export function buildProgram(): Command {
     .action(async (flags: { json?: boolean; history?: string }) => {
       const config = await load(program.opts());
       const { showStatus } = await import('./commands/status.js');
-      await showStatus(config, await jobList(), flags);
+      await showStatus(config, await jobList(), { ...flags, cli });
     });
 
   program
@@ -246,12 +271,14 @@ export function buildProgram(): Command {
 
   program
     .command('completion')
-    .description('print a shell completion script: source <(glacier-collector completion bash)')
+    .description(
+      'print a shell completion script of the glacier-collector command on PATH (`npm link` puts it there from a clone): source <(glacier-collector completion bash)',
+    )
     .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
     .action(async (shell: 'bash' | 'zsh') => {
       const { completionScript } = await import('./commands/completion.js');
       const names = (await jobList()).filter((j) => j.scheduled).map((j) => j.name);
-      process.stdout.write(completionScript(program, shell, { run: names }));
+      process.stdout.write(completionScript(program, shell, { run: names }, { cli }));
     });
 
   return program;

@@ -35,6 +35,8 @@ const noop: Job = {
   schedule: () => undefined,
   prepare: () => ({ name: 'noop', run: async () => undefined, inProcess: undefined }),
   cost: () => undefined,
+  streams: () => undefined,
+  hasCursors: false,
 };
 
 async function drain(queue: Queue, total: number): Promise<void> {

@@ -1,20 +1,25 @@
 /** `config check`, `config init` and `migrate`: the configuration and the database schema. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { formatDuration } from '../config/durations.js';
 import {
   type Config,
   DEFAULT_CONFIG_FILE,
   describeConfig,
+  FOREVER,
   maskUrlCredentials,
   printableDatabaseLocation,
   readWebTls,
   type WebTls,
 } from '../config/index.js';
+import { PROGRAM, shellWord } from '../config/invocation.js';
 import { forTerminal } from '../escape/terminal.js';
+import type { JobList } from '../kernel/index.js';
 import { packageRoot } from '../runtime/package-root.js';
 import { openConfiguredStore } from '../service/app.js';
 import { formatTable } from '../terminal/text-table.js';
 import { planBudget } from './budget.js';
+import { buildPlan, retentionWarnings } from './plan.js';
 import { UsageError } from './usage.js';
 
 /**
@@ -22,19 +27,41 @@ import { UsageError } from './usage.js';
  * metrics web config is loaded as `start` loads it: its TLS files are opened and parsed too, so a
  * certificate `start` would refuse fails here first.
  */
-export function checkConfig(config: Config, opts: { print?: boolean } = {}): void {
+export function checkConfig(
+  config: Config,
+  jobs: JobList,
+  opts: { print?: boolean; cli?: string } = {},
+): void {
   const tls = config.metricsWebConfig && readWebTls(config.metricsWebConfig);
-  console.log(opts.print ? JSON.stringify(describeConfig(config), null, 2) : summarizeConfig(config, tls));
+  console.log(
+    opts.print
+      ? JSON.stringify(describeConfig(config), null, 2)
+      : summarizeConfig(config, jobs, { cli: opts.cli, tls }),
+  );
+}
+
+/** "transactions 7d, jobRuns 90d, …, supplySnapshots forever". */
+function describeRetention(retention: Config['retention']): string {
+  return Object.entries(retention)
+    .map(([key, kept]) => `${key} ${kept === FOREVER ? FOREVER : formatDuration(kept)}`)
+    .join(', ');
 }
 
 /**
- * The summary reads the job sections as the file names them (`usageMetrics`): the job list, and
- * all it imports, stays unloaded, so `config check` starts fast.
+ * The summary: the configured jobs (by their names: `usage-metrics` is configured under
+ * `jobs.usageMetrics`), store, Redis, budget, metrics, API, retention, and a warning when the
+ * database would grow without bound (the largest table kept forever).
  */
-export function summarizeConfig(config: Config, tls?: WebTls): string {
-  const configured = Object.entries(config.jobs).flatMap(([key, section]) =>
-    section ? [{ job: key, when: section }] : [],
-  );
+export function summarizeConfig(
+  config: Config,
+  jobs: JobList,
+  opts: { cli?: string | undefined; tls?: WebTls | undefined } = {},
+): string {
+  const cli = opts.cli ?? PROGRAM;
+  const configured = jobs.flatMap((job) => {
+    const when = job.scheduled ? job.schedule(config) : undefined;
+    return when ? [{ job: job.name, when }] : [];
+  });
   const enabled = configured.filter((j) => j.when.enabled);
   const budget = planBudget(config);
   const n = (x: number) => x.toLocaleString('en');
@@ -42,7 +69,7 @@ export function summarizeConfig(config: Config, tls?: WebTls): string {
     `config OK: ${config.configPath ?? `no config file (${DEFAULT_CONFIG_FILE} not found): no job is configured`}`,
     '',
     configured.length === 0
-      ? 'jobs: none configured (see glacier-collector.example.yaml, or `glacier-collector config init`)'
+      ? `jobs: none configured (see glacier-collector.example.yaml, or \`${cli} config init\`)`
       : `jobs: ${enabled.length} enabled of ${configured.length} configured (schedules in ${config.service.timezone})`,
   ];
   if (configured.length > 0) {
@@ -58,15 +85,18 @@ export function summarizeConfig(config: Config, tls?: WebTls): string {
     );
     lines.push(...table.split('\n').map((l) => `  ${l}`));
   }
+  const plan = buildPlan(jobs, config);
   lines.push(
     '',
     `store:   ${config.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} ${printableDatabaseLocation(config)}`,
+    `retention: ${describeRetention(config.retention)}`,
     `redis:   ${maskUrlCredentials(config.redisUrl)} (queue prefix ${config.service.queuePrefix}, ${config.service.concurrency} jobs at once per worker)`,
     `budget:  ${n(budget.perDay)} CU/day, ${n(budget.perMinute)} CU/minute (${budget.source})`,
-    ...describeMetricsAccess(config, tls),
+    ...describeMetricsAccess(config, opts.tls),
     `API:     ${maskUrlCredentials(config.baseUrl)}, ${config.apiKey ? 'API key set' : 'no API key (keyless limits)'}`,
+    ...retentionWarnings(config, plan.disk).map((w) => `WARNING: ${w} (\`${cli} plan\` sizes it)`),
     '',
-    'The whole resolved configuration (defaults filled in, secrets masked): glacier-collector config check --print',
+    `The whole resolved configuration (defaults filled in, secrets masked): ${cli} config check --print`,
   );
   return lines.join('\n');
 }
@@ -93,11 +123,11 @@ function describeMetricsAccess(config: Config, tls: WebTls | undefined): string[
 }
 
 /** `config init [path]`: a commented starter file (the example of every key); never overwrites. */
-export function initConfig(path: string | undefined): void {
+export function initConfig(path: string | undefined, cli = PROGRAM): void {
   const target = resolve(path ?? DEFAULT_CONFIG_FILE);
   const example = readFileSync(join(packageRoot(), 'glacier-collector.example.yaml'), 'utf8').replace(
     /^# Copy this file to glacier-collector\.yaml[^\n]*\n# and edit it\./m,
-    '# Written by `glacier-collector config init` from the example of every key: edit it.',
+    () => `# Written by \`${cli} config init\` from the example of every key: edit it.`,
   );
   try {
     writeFileSync(target, example, { flag: 'wx' });
@@ -105,14 +135,14 @@ export function initConfig(path: string | undefined): void {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') {
       throw new UsageError(
-        `${target} exists already: config init does not overwrite a file; remove it first or give another path (glacier-collector config init <path>)`,
+        `${target} exists already: config init does not overwrite a file; remove it first or give another path (${cli} config init <path>)`,
       );
     }
     throw new UsageError(`cannot write ${target}: ${(err as Error).message}`);
   }
   console.log(
-    `wrote ${target}: a commented example of every key. Edit it, then check it with \`glacier-collector${
-      path ? ` -c ${path}` : ''
+    `wrote ${target}: a commented example of every key. Edit it, then check it with \`${cli}${
+      path ? ` -c ${shellWord(path)}` : ''
     } config check\`.`,
   );
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { bech32Encode, toWords } from '../config/identifiers.js';
+import { cb58Encode } from '../upstream/identifiers.js';
 
 /** Valid-looking identifiers made from a label, for the demo and the tests. */
 export function demoAddress(label: string, hrp: 'avax' | 'fuji' = 'avax'): string {
@@ -7,17 +8,14 @@ export function demoAddress(label: string, hrp: 'avax' | 'fuji' = 'avax'): strin
   return bech32Encode(hrp, toWords(bytes));
 }
 
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-export function demoCb58(label: string, length = 49): string {
-  const bytes = createHash('sha256').update(label).digest();
-  let out = '';
-  for (let i = 0; out.length < length; i++) out += BASE58[bytes[i % bytes.length]! % 58];
-  return out;
+/** A P-/X-Chain transaction id (the cb58 of 32 bytes, with its checksum) made from a label. */
+export function demoCb58(label: string): string {
+  return cb58Encode(createHash('sha256').update(label).digest());
 }
 
+/** A node id ("NodeID-" and the cb58 of 20 bytes, with its checksum) made from a label. */
 export function demoNodeId(label: string): string {
-  return `NodeID-${demoCb58(label, 33)}`;
+  return `NodeID-${cb58Encode(createHash('sha256').update(label).digest().subarray(0, 20))}`;
 }
 
 export function demoEvmAddress(label: string): string {

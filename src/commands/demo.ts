@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
-import { type Config, databaseLocation, loadConfig } from '../config/index.js';
+import { type Config, loadConfig, printableDatabaseLocation } from '../config/index.js';
+import { PROGRAM, shellWord } from '../config/invocation.js';
 import { type JobList, runJob } from '../kernel/index.js';
 import { connectRedis } from '../queue/redis.js';
 import { createLogger } from '../runtime/logger.js';
@@ -68,6 +69,8 @@ export interface DemoOptions {
   /** Ends the demo early (Ctrl-C). */
   signal?: AbortSignal;
   print?: (line: string) => void;
+  /** The command that runs the CLI as the user started it (`npx glacier-collector`), for the next steps. @defaultValue 'glacier-collector' */
+  cli?: string;
 }
 
 /**
@@ -127,23 +130,27 @@ export async function runDemo(options: DemoOptions): Promise<void> {
       );
       await runOneShotDemo(options.jobs, configFor(demoFileConfig()), print);
     }
-    print(nextSteps(options.databasePath, exportsDirectory));
+    print(nextSteps(options.databasePath, exportsDirectory, options.cli ?? PROGRAM));
   } finally {
     await lifecycle.release();
   }
 }
 
-/** What to try once the demo is over: the real thing, step by step. */
-function nextSteps(databasePath: string, exportsDirectory: string): string {
+/** What to try once the demo is over: the real thing, step by step, as commands `cli` runs. */
+function nextSteps(databasePath: string, exportsDirectory: string, cli: string): string {
+  const steps: [string, string][] = [
+    ['config init', 'a commented glacier-collector.yaml: your addresses, node ids, schedules'],
+    ['config check', 'validates it and says what it will collect, and where'],
+    ['plan', 'compute units per day against your budget, and the disk it takes'],
+    ['start', `the service; from another terminal: ${cli} status`],
+  ];
+  const width = Math.max(...steps.map(([args]) => `${cli} ${args}`.length)) + 2;
   return [
     '',
     `The demo is over; its database (${databasePath}) and export files (${exportsDirectory}) stay for you to query.`,
     'Next, against the real API:',
-    '  glacier-collector config init           # a commented glacier-collector.yaml: your addresses, node ids, schedules',
-    '  glacier-collector config check          # validates it and says what it will collect, and where',
-    '  glacier-collector plan                  # compute units per day against your budget',
-    '  glacier-collector start                 # the service; from another terminal: glacier-collector status',
-    'Every command and setting: docs/cli.md and docs/configuration.md (glacier-collector --help).',
+    ...steps.map(([args, what]) => `  ${`${cli} ${args}`.padEnd(width)}# ${what}`),
+    `Every command and setting: docs/cli.md and docs/configuration.md (${cli} --help).`,
   ].join('\n');
 }
 
@@ -189,7 +196,8 @@ async function runServiceDemo(
   print: (line: string) => void,
 ): Promise<void> {
   const service = await startService(config, { jobs: options.jobs });
-  const path = databaseLocation(config);
+  // The demo's database is its own SQLite file: a path to paste into sqlite3.
+  const path = printableDatabaseLocation(config);
   const durationMs = options.durationMs ?? 60_000;
   try {
     print(
@@ -197,9 +205,9 @@ async function runServiceDemo(
         '',
         `The collector runs against the simulator at ${sim.url}, on schedules of seconds.`,
         `  metrics:  ${service.url}/metrics   (health: ${service.url}/healthz, ${service.url}/readyz)`,
-        `  database: ${path}   (sqlite3 ${path})`,
+        `  database: ${path}   (sqlite3 ${shellWord(path)})`,
         `It stops by itself after ${Math.round(durationMs / 1000)} s, or on Ctrl-C. Try meanwhile:`,
-        `  sqlite3 ${path} "SELECT job, status, rows_written FROM job_runs ORDER BY id DESC LIMIT 10"`,
+        `  sqlite3 ${shellWord(path)} "SELECT job, status, rows_written FROM job_runs ORDER BY id DESC LIMIT 10"`,
         '',
       ].join('\n'),
     );
@@ -247,7 +255,9 @@ async function printQueries(store: Store, print: (line: string) => void): Promis
     print(`\n${q.title}\n  ${q.sql.replace(/\s+/g, ' ')}`);
     print(resultTable(await store.all<Record<string, unknown>>(q.sql)));
   }
-  print(`\nThe database is ${store.location}: open it with any SQLite client (sqlite3 ${store.location}).`);
+  print(
+    `\nThe database is ${store.location}: open it with any SQLite client (sqlite3 ${shellWord(store.location)}).`,
+  );
 }
 
 /** Query rows as a text table: the columns by name, numbers right-aligned, no index column. */

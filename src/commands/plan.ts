@@ -1,4 +1,4 @@
-import type { Config } from '../config/index.js';
+import { type Config, FOREVER } from '../config/index.js';
 import type { JobList } from '../kernel/index.js';
 import type { Calls } from '../kernel/job.js';
 import { readCron } from '../queue/schedule.js';
@@ -9,7 +9,7 @@ import {
   estimateBackfill,
   historyStart,
 } from '../report/backfill.js';
-import { type DiskEstimate, estimateDisk, formatDisk } from '../report/disk.js';
+import { type DiskEstimate, estimateDisk, formatDisk, keptForeverWarning } from '../report/disk.js';
 import { span } from '../report/status.js';
 import { isSizedTable, ROW_BYTES } from '../store/index.js';
 import { rewardStreams } from '../sync/reward-streams.js';
@@ -32,6 +32,11 @@ export interface JobPlan {
   requestsPerRun: { steady: number; worst: number };
   computeUnitsPerRun: { steady: number; worst: number };
   computeUnitsPerDay: { steady: number; worst: number };
+  /**
+   * The most a run (with its follow-ups) spends within one minute: the worst case, unless the job
+   * spreads it (exports' polls): what the budget per minute must hold.
+   */
+  computeUnitsPerMinute: number;
   /** Rows its runs add to its table per day at most (steady, worst), when it says. */
   rowsPerDay?: TableRows | undefined;
   note?: string;
@@ -73,7 +78,8 @@ export function runsPerDay(expression: string): number {
   return readCron(expression).runsPerDay();
 }
 
-function tally(calls: Calls): { requests: number; computeUnits: number } {
+/** Requests and compute units of a set of calls (endpoints.ts's compute units). */
+export function tally(calls: Calls): { requests: number; computeUnits: number } {
   let requests = 0;
   let computeUnits = 0;
   for (const [name, n] of Object.entries(calls) as [EndpointName, number][]) {
@@ -139,6 +145,7 @@ export function buildPlan(
     const runs = readCron(when.schedule, config.service.timezone).runsPerDay();
     const s = tally(cost.steady);
     const w = tally(cost.worst);
+    const burst = cost.burst ? tally(cost.burst).computeUnits : w.computeUnits;
     plans.push({
       job: job.name,
       schedule: when.schedule,
@@ -149,6 +156,7 @@ export function buildPlan(
         steady: Math.ceil(runs * s.computeUnits),
         worst: Math.ceil(runs * w.computeUnits),
       },
+      computeUnitsPerMinute: Math.min(burst, w.computeUnits),
       rowsPerDay: cost.rows && job.table ? rowsPerDay(job.table, runs, cost.rows) : undefined,
       note: cost.note,
     });
@@ -173,9 +181,9 @@ export function buildPlan(
     );
   }
   for (const p of plans) {
-    if (p.computeUnitsPerRun.worst > budget.perMinute) {
+    if (p.computeUnitsPerMinute > budget.perMinute) {
       warnings.push(
-        `one ${p.job} run can spend ${n(p.computeUnitsPerRun.worst)} CU, over the budget's ${n(budget.perMinute)} CU/minute (${budget.source}): expect 429s (they are waited out)`,
+        `one ${p.job} run can spend ${n(p.computeUnitsPerMinute)} CU within a minute, over the budget's ${n(budget.perMinute)} CU/minute (${budget.source}): expect 429s (they are waited out)`,
       );
     }
   }
@@ -189,7 +197,22 @@ export function buildPlan(
   const disk = estimateDisk(tables, config.retention, store, (t) =>
     isSizedTable(t) ? ROW_BYTES[store][t] : undefined,
   );
+  warnings.push(...retentionWarnings(config, disk));
   return { jobs: plans, total, budget, tables, warnings, rewardsBackfill, disk };
+}
+
+/** The largest table kept forever; a retention nothing applies (the maintenance job disabled). */
+export function retentionWarnings(config: Config, disk: DiskEstimate): string[] {
+  const warnings: string[] = [];
+  const forever = keptForeverWarning(disk);
+  if (forever) warnings.push(forever);
+  const pruned = Object.values(config.retention).some((r) => r !== FOREVER);
+  if (pruned && !config.jobs.maintenance.enabled) {
+    warnings.push(
+      'retention is set but jobs.maintenance is disabled: nothing prunes the tables, the database grows as if kept forever',
+    );
+  }
+  return warnings;
 }
 
 function rowsPerDay(table: string, runs: number, perRun: { steady: number; worst: number }): TableRows {

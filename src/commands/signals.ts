@@ -11,6 +11,24 @@
  * | SIGHUP  | re-read METRICS_WEB_CONFIG and its TLS files         | the same as SIGTERM (the terminal closed) |
  */
 
+/**
+ * A terminal's Ctrl-C reaches every process of its foreground group. Under `npm start` or `npm run
+ * <script>`, npm is one of them, and it forwards the SIGINT (and a SIGTERM it gets) to its script:
+ * the process receives one keypress twice, a few milliseconds apart. The same signal again this
+ * soon after the first is that echo, not a second keypress: it neither ends the graceful stop nor
+ * kills a one-shot command.
+ */
+export const ECHO_WINDOW_MS = 1_000;
+
+interface FirstSignal {
+  signal: NodeJS.Signals;
+  at: number;
+}
+
+function isEcho(first: FirstSignal, signal: NodeJS.Signals): boolean {
+  return signal === first.signal && Date.now() - first.at < ECHO_WINDOW_MS;
+}
+
 /** The signals that stop a process gracefully. */
 export const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGQUIT'];
 /** The signal that reloads `start`'s web config (the usual reload signal of a daemon). */
@@ -36,10 +54,13 @@ export function watchServiceSignals(handlers: {
   const stopped = new Promise<NodeJS.Signals>((resolve) => {
     resolveStopped = resolve;
   });
-  let stopping = false;
+  let first: FirstSignal | undefined;
   const onStop = (signal: NodeJS.Signals) => {
-    if (stopping) return handlers.onSecond(signal);
-    stopping = true;
+    if (first) {
+      if (!isEcho(first, signal)) handlers.onSecond(signal);
+      return;
+    }
+    first = { signal, at: Date.now() };
     resolveStopped(signal);
   };
   const onReload = (signal: NodeJS.Signals) => handlers.onReload(signal);
@@ -56,17 +77,24 @@ export function watchServiceSignals(handlers: {
 
 /**
  * An AbortSignal that aborts on a stop signal or SIGHUP while `fn` runs: a one-shot command has
- * nothing to reload, and a closed terminal should end it cleanly. The handlers go with the first
- * signal, so a second one (Ctrl-C again) ends the process at once.
+ * nothing to reload, and a closed terminal should end it cleanly. A second signal (Ctrl-C again,
+ * not the first one's echo) ends the process at once, as Node's default would.
  */
 export async function withSignalAbort<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const abort = new AbortController();
   const signals = [...STOP_SIGNALS, RELOAD_SIGNAL];
+  let first: FirstSignal | undefined;
   const remove = () => {
     for (const signal of signals) process.off(signal, onSignal);
   };
   const onSignal = (signal: NodeJS.Signals) => {
-    remove();
+    if (first) {
+      if (isEcho(first, signal)) return;
+      remove();
+      process.kill(process.pid, signal);
+      return;
+    }
+    first = { signal, at: Date.now() };
     abort.abort(new Error(`interrupted (${signal})`));
   };
   for (const signal of signals) process.on(signal, onSignal);

@@ -3,6 +3,7 @@
  * deadline; SIGHUP re-reads the metrics web config (signals.ts).
  */
 import { type Config, readWebTls } from '../config/index.js';
+import { type Invocation, PROGRAM } from '../config/invocation.js';
 import type { JobList } from '../kernel/index.js';
 import type { Role } from '../queue/jobs.js';
 import { type Service, startService } from '../service/service.js';
@@ -11,7 +12,11 @@ import { type ServiceSignals, watchServiceSignals } from './signals.js';
 /** Exit code of a shutdown that had to abandon something (an enqueue, a connection) at its deadline. */
 export const EXIT_ABANDONED = 3;
 
-export async function start(config: Config, jobs: JobList, opts: { role: Role }): Promise<void> {
+export async function start(
+  config: Config,
+  jobs: JobList,
+  opts: { role: Role; invocation?: Invocation },
+): Promise<void> {
   let service: Service | undefined;
   // Installed before anything opens: a signal during start-up takes the same paths.
   const signals: ServiceSignals = watchServiceSignals({
@@ -28,10 +33,10 @@ export async function start(config: Config, jobs: JobList, opts: { role: Role })
   try {
     // Refused before anything opens, as `config check` refuses it: TLS files that do not load.
     if (config.metricsWebConfig) readWebTls(config.metricsWebConfig);
-    service = await startService(config, { jobs, role: opts.role });
+    service = await startService(config, { jobs, role: opts.role, cli: opts.invocation?.cli });
   } catch (err) {
     signals.dispose();
-    throw explainStartError(err, config);
+    throw explainStartError(err, config, opts.invocation);
   }
   const signal = await signals.stopped;
   service.app.log.info({ signal }, 'signal received');
@@ -41,13 +46,19 @@ export async function start(config: Config, jobs: JobList, opts: { role: Role })
   if (report.abandoned.length > 0) setTimeout(() => process.exit(), 100).unref();
 }
 
+/** The command that starts the service again, as this one was started (`npm start`, `npx glacier-collector start`). */
+export function startCommand(invocation: Invocation | undefined): string {
+  if (invocation?.npmScript === 'start') return 'npm start';
+  return `${invocation?.cli ?? PROGRAM} start`;
+}
+
 /** A start-up failure in words that lead to the fix; other errors as they are. */
-export function explainStartError(err: unknown, config: Config): unknown {
+export function explainStartError(err: unknown, config: Config, invocation?: Invocation): unknown {
   const code = (err as { cause?: { code?: string } }).cause?.code;
   const where = `METRICS_HOST:METRICS_PORT = ${config.metricsHost}:${config.metricsPort}`;
   if (code === 'EADDRINUSE') {
     return new Error(
-      `${where} is taken: another collector (or another program) already listens there. Stop it, or give this process another port: METRICS_PORT=${config.metricsPort + 1} glacier-collector start (METRICS_PORT=0 takes any free one)`,
+      `${where} is taken: another collector (or another program) already listens there. Stop it, or give this process another port: METRICS_PORT=${config.metricsPort + 1} ${startCommand(invocation)} (METRICS_PORT=0 takes any free one)`,
       { cause: err },
     );
   }

@@ -8,14 +8,16 @@ import { openExistingStore } from './usage.js';
 export async function showStatus(
   config: Config,
   jobs: JobList,
-  flags: { json?: boolean | undefined; history?: string | undefined },
+  flags: { json?: boolean | undefined; history?: string | undefined; cli?: string | undefined },
 ): Promise<void> {
   // Status reads; it does not create a database that does not exist yet.
   const store = await openExistingStore(config);
   try {
     const service = await probeService(config.redisUrl, config.service.queuePrefix);
     const status = await collectStatus(jobs, config, store, new Date(), { history: flags.history, service });
-    process.stdout.write(flags.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status));
+    process.stdout.write(
+      flags.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status, { cli: flags.cli }),
+    );
   } finally {
     await store?.close();
   }

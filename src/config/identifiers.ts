@@ -1,10 +1,17 @@
 import { addressHrp, type Network } from '../upstream/endpoints.js';
-import { CB58_ID, NODE_ID } from '../upstream/identifiers.js';
+import {
+  type Cb58Reading,
+  cb58Decode,
+  NODE_ID_BYTES,
+  NODE_ID_PREFIX,
+  TX_ID_BYTES,
+} from '../upstream/identifiers.js';
 
 /**
  * Checks for the identifiers users paste into the config: Primary Network addresses (bech32, with
- * the network's human-readable part), node ids and transaction hashes (cb58). A typo caught here is
- * a clear start-up error instead of a run that silently collects nothing.
+ * the network's human-readable part), node ids and transaction hashes (cb58), each with its
+ * checksum. A typo caught here is a clear start-up error instead of a run that silently collects
+ * nothing (or, against the simulator, invented data).
  */
 
 const BECH32_CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
@@ -72,14 +79,34 @@ export function addressProblem(address: string, network: Network): string | unde
   return undefined;
 }
 
-const nodeIdPattern = NODE_ID;
-const cb58Pattern = CB58_ID;
-
-export function nodeIdProblem(nodeId: string): string | undefined {
-  return nodeIdPattern.test(nodeId) ? undefined : 'must be "NodeID-" followed by a cb58 id';
+/** What is wrong with cb58 text read as an id of `bytes` bytes (`what`: "a node id"), or undefined. */
+function cb58Problem(reading: Cb58Reading, what: string, bytes: number): string | undefined {
+  if (reading.ok) return undefined;
+  switch (reading.problem) {
+    case 'character':
+      return `contains "${reading.character}", which is not a cb58 character (cb58 has no 0, O, I or l)`;
+    case 'length':
+      return `is not ${what}: its cb58 holds ${reading.bytes} bytes where ${what} has ${bytes} (a character missing or added?)`;
+    case 'checksum':
+      return 'has an invalid cb58 checksum (a typo?)';
+    default: {
+      const never: never = reading;
+      throw new Error(`unknown cb58 reading ${JSON.stringify(never)}`);
+    }
+  }
 }
 
-/** P-Chain and X-Chain transaction ids are cb58 strings of about 50 characters. */
+/** Why a node id is not valid, or undefined when it is: "NodeID-" and the cb58 of 20 bytes. */
+export function nodeIdProblem(nodeId: string): string | undefined {
+  if (!nodeId.startsWith(NODE_ID_PREFIX)) return `must be "${NODE_ID_PREFIX}" followed by a cb58 id`;
+  const id = nodeId.slice(NODE_ID_PREFIX.length);
+  return cb58Problem(cb58Decode(id, NODE_ID_BYTES), 'a node id', NODE_ID_BYTES);
+}
+
+/** Why a P-Chain or X-Chain transaction id is not valid, or undefined: the cb58 of 32 bytes. */
 export function txHashProblem(txHash: string): string | undefined {
-  return cb58Pattern.test(txHash) ? undefined : 'must be a cb58 P-Chain or X-Chain transaction id';
+  if (/^0x/i.test(txHash)) {
+    return 'is an EVM hash (0x…): the signature aggregator takes a P-Chain or X-Chain transaction id (cb58)';
+  }
+  return cb58Problem(cb58Decode(txHash, TX_ID_BYTES), 'a P-Chain or X-Chain transaction id', TX_ID_BYTES);
 }

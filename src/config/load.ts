@@ -4,6 +4,7 @@ import type { LevelWithSilent } from 'pino';
 import { type Document, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { CONTROL } from '../escape/control.js';
+import { closest } from '../runtime/closest.js';
 import { isHeaderSafe } from '../upstream/defaults.js';
 import { type TierName, tiers } from '../upstream/endpoints.js';
 import { readBoundedFile } from './bounded-file.js';
@@ -16,7 +17,7 @@ import {
 } from './database.js';
 import { ConfigError, describeIssues } from './errors.js';
 import { type FileConfig, fileConfigSchema } from './schema.js';
-import { numbersForText, setAt, unknownKeyProblem } from './traps.js';
+import { numbersForText, setAt, unknownKeyProblem, unquotedAliases } from './traps.js';
 import { loadWebConfig, type WebConfig } from './web-config.js';
 
 export interface Config {
@@ -43,6 +44,8 @@ export interface Config {
   retention: FileConfig['retention'];
   /** Resolved: the tier and its limits, or the configured overrides. */
   budget: Budget;
+  /** What is not wrong enough to refuse, but likely a mistake (an unknown GLACIER_ variable): the CLI prints them. */
+  warnings: string[];
 }
 
 export interface Budget {
@@ -135,6 +138,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
         : fileConfigSchema.parse({});
   const apiKey = readApiKey(e.GLACIER_API_KEY, e.GLACIER_API_KEY_FILE, cwd);
   return {
+    warnings: unknownVariables(present),
     apiKey,
     baseUrl: e.GLACIER_BASE_URL.replace(/\/+$/, ''),
     database: resolveDatabase(e, present, cwd),
@@ -152,6 +156,28 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     retention: file.retention,
     budget: resolveBudget(file.budget, apiKey),
   };
+}
+
+/** The prefix of the collector's own variables: another one is a typo, never someone else's setting. */
+const OWN_PREFIX = 'GLACIER_';
+
+/**
+ * A variable named like the collector's own (`GLACIER_…`) that it does not read: most likely a typo
+ * (`GLACIER_APIKEY`), which would otherwise be ignored without a word. Named with the closest
+ * variable it reads, never with its value (it may be a key).
+ */
+export function unknownVariables(env: Readonly<Record<string, string | undefined>>): string[] {
+  const known = Object.keys(envSchema.shape);
+  const own = known.filter((name) => name.startsWith(OWN_PREFIX));
+  return Object.keys(env)
+    .filter((name) => name.toUpperCase().startsWith(OWN_PREFIX) && !known.includes(name))
+    .sort()
+    .map((name) => {
+      const near = closest(name, known);
+      return near
+        ? `${name} is not a variable glacier-collector reads, so it is ignored; did you mean ${near}?`
+        : `${name} is not a variable glacier-collector reads, so it is ignored; its variables of that name: ${own.join(', ')}`;
+    });
 }
 
 /**
@@ -198,10 +224,15 @@ export function parseConfigFile(path: string): FileConfig {
     else {
       // The document, not only its values: a message can quote a value as the file wrote it.
       doc = parseDocument(text);
+      const aliases = unquotedAliases(text, doc.errors);
+      if (aliases.length > 0) {
+        throw new ConfigError(`Invalid config file ${path}:\n  - ${aliases.join('\n  - ')}`, aliases);
+      }
       if (doc.errors.length > 0) throw doc.errors[0];
       raw = doc.toJS();
     }
   } catch (cause) {
+    if (cause instanceof ConfigError) throw cause;
     throw new ConfigError(
       `Config file ${path} is not valid YAML/JSON: ${(cause as Error).message}`,
       undefined,

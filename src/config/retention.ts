@@ -62,6 +62,20 @@ export const retentionSchema = z.strictObject({
 
 export type RetentionConfig = z.output<typeof retentionSchema>;
 
+/**
+ * What the starter config (glacier-collector.example.yaml, `config init`) keeps: every table that
+ * grows without bound pruned, each longer than what any job reads again (a test keeps the file and
+ * this list equal). `plan` and `config check` suggest it for a table kept forever.
+ */
+export const STARTER_RETENTION: Readonly<Record<keyof RetentionConfig, string>> = {
+  transactions: '7d',
+  exportedTransactions: '30d',
+  jobRuns: '90d',
+  supplySnapshots: '365d',
+  usageMetrics: '365d',
+  rejectedRecords: '365d',
+};
+
 /** The tables `retention` names, by key: what the maintenance job prunes. */
 export const RETAINED_TABLES = {
   transactions: 'transactions',

@@ -22,6 +22,7 @@ export {
   type Retention,
   type RetentionConfig,
   retentionFloors,
+  STARTER_RETENTION,
 } from './retention.js';
 
 /**
@@ -355,8 +356,9 @@ export const exportsJobSchema = z
     /** Where finished exports are downloaded. @defaultValue './data/exports' */
     directory: z.string().min(1).default('./data/exports'),
     /**
-     * Delay before the first status read of an operation; each further read waits 1.5 times longer,
-     * up to `maxPollInterval`. @defaultValue '30s' (1s to 1h)
+     * The delay between status reads of an operation ramps up to it: the first read 2 s after the
+     * POST (or this, if shorter), doubling up to it, then 1.5 times longer each, up to
+     * `maxPollInterval` (src/exports/policy.ts). @defaultValue '30s' (1s to 1h)
      */
     pollInterval: duration({ default: '30s', min: '1s', max: '1h' }),
     /** Longest delay between two status reads. @defaultValue '5m' (1s to 6h) */

@@ -4,7 +4,9 @@
  *   `6.4956264143494794e+47`): say to quote it and show it as written in the file (the YAML node's
  *   source), then validate the rest with the text in its place, so every other problem is reported
  *   in the same pass;
- * - an unknown key names the closest valid key of its section.
+ * - an unknown key names the closest valid key of its section;
+ * - YAML reads an unquoted cron expression that starts with `*` (`schedule: * * * * *`) as an
+ *   alias and fails with "Unexpected alias": say to quote it, showing the line quoted.
  */
 import type { Document } from 'yaml';
 import type { z } from 'zod';
@@ -108,4 +110,50 @@ export function setAt(input: unknown, path: Path, value: unknown): void {
   let current = input as Record<PropertyKey, unknown>;
   for (const part of path.slice(0, -1)) current = current[part] as Record<PropertyKey, unknown>;
   current[path[path.length - 1]!] = value;
+}
+
+/** `  schedule: * * * * *  # comment`: a key whose plain value starts with `*` (a YAML alias). */
+const ALIAS_VALUE = /^(\s*)(?:-\s+)?([A-Za-z_][\w-]*):\s+(\*[^#]*?)\s*(?:#.*)?$/;
+const KEY_LINE = /^(\s*)(?:-\s+)?([A-Za-z_][\w-]*):/;
+
+/** The keys above line `index` by indentation: `jobs.supply` for a `schedule:` under them. */
+function parentKeys(lines: readonly string[], index: number, indent: number): string[] {
+  const keys: string[] = [];
+  let limit = indent;
+  for (let i = index - 1; i >= 0 && limit > 0; i--) {
+    const m = KEY_LINE.exec(lines[i]!);
+    if (!m || m[1]!.length >= limit) continue;
+    keys.unshift(m[2]!);
+    limit = m[1]!.length;
+  }
+  return keys;
+}
+
+/**
+ * Unquoted values starting with `*` (a cron expression YAML reads as an alias), one problem each:
+ * "quote it", with the line as it should be. Once one error is on such a line, every such line of
+ * the file is named (the parser's recovery after the first may hide the others), but a real alias
+ * (`key: *anchor`, one word) is left alone. Empty when the errors are something else.
+ */
+export function unquotedAliases(
+  text: string,
+  errors: readonly { linePos?: readonly { line: number }[] | undefined }[],
+): string[] {
+  const lines = text.split(/\r?\n/);
+  const cronLike = (line: number) => {
+    const m = ALIAS_VALUE.exec(lines[line - 1] ?? '');
+    return m && /\s/.test(m[3]!) ? m : undefined;
+  };
+  if (!errors.some((e) => e.linePos?.[0] && cronLike(e.linePos[0].line))) return [];
+  const problems: string[] = [];
+  lines.forEach((_, i) => {
+    const m = cronLike(i + 1);
+    if (!m) return;
+    const [, indent, key, value] = m as unknown as [string, string, string, string];
+    const path = [...parentKeys(lines, i, indent.length), key].join('.');
+    problems.push(
+      `${path} = ${value} (line ${i + 1}): unquoted, YAML reads a value starting with "*" as an alias; quote it so it stays text: ${key}: "${value}"`,
+    );
+  });
+  return problems;
 }

@@ -13,7 +13,15 @@ import { defaultRetryPolicy, retryDelayMs } from '../upstream/retry.js';
  */
 export const CLAIM_LEASE_MS = 15 * 60_000;
 
-/** Growth of the delay between two status reads. */
+/**
+ * The first status read comes this soon after the POST (or `pollInterval`, if shorter): a small
+ * export is done in seconds, and waiting a whole `pollInterval` for it made `run exports` wait 30 s
+ * for a file ready in 5.
+ */
+export const FIRST_POLL_MS = 2_000;
+/** Growth of the delay from the first read up to `pollInterval`: 2 s, 4 s, 8 s, 16 s, then 30 s. */
+const RAMP_GROWTH = 2;
+/** Growth of the delay past `pollInterval`, up to `maxPollInterval`. */
 const POLL_GROWTH = 1.5;
 
 export interface LifecycleSettings {
@@ -24,12 +32,23 @@ export interface LifecycleSettings {
   retryDelay: number;
 }
 
-/** Delay before status read number `reads + 1`: pollInterval × 1.5^reads, capped by maxPollInterval. */
+/**
+ * Delay before status read number `reads + 1`: soon after the POST, doubling up to `pollInterval`
+ * (2 s, 4 s, 8 s, 16 s, then 30 s by default), then growing 1.5 times a read up to
+ * `maxPollInterval`. Against a fixed short interval it reads a long export a few dozen times fewer
+ * (compute units); against starting at `pollInterval`, it reads any export four more times at most
+ * and sees a small one done within seconds.
+ */
 export function pollDelayMs(
   reads: number,
   s: Pick<LifecycleSettings, 'pollInterval' | 'maxPollInterval'>,
 ): number {
-  return Math.round(Math.min(s.maxPollInterval, s.pollInterval * POLL_GROWTH ** Math.min(reads, 64)));
+  const first = Math.min(FIRST_POLL_MS, s.pollInterval);
+  // The reads before the delay reaches pollInterval.
+  const ramp = Math.ceil(Math.log(s.pollInterval / first) / Math.log(RAMP_GROWTH) - 1e-9);
+  if (reads < ramp) return Math.round(Math.min(s.pollInterval, first * RAMP_GROWTH ** reads));
+  const past = Math.min(reads - ramp, 64);
+  return Math.round(Math.min(s.maxPollInterval, s.pollInterval * POLL_GROWTH ** past));
 }
 
 /** Longest backoff before a retry: retryDelay doubled per retry already made, at most a day. */

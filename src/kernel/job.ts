@@ -134,6 +134,29 @@ export interface RunCost {
   note?: string | undefined;
   /** Rows one run adds to the job's `table` at most, steady and worst (for `plan`'s rows per day). */
   rows?: { steady: number; worst: number } | undefined;
+  /**
+   * Requests a run and its follow-ups make within one minute at most, when fewer than `worst`
+   * (exports: the worst case's polls are spread over hours): what `plan` holds against the budget
+   * per minute. @defaultValue worst
+   */
+  burst?: Calls | undefined;
+}
+
+/**
+ * One stream of a job: one cursor in `sync_state` (job, scope). `reset` lists them, says what the
+ * next run of a stream without its cursor fetches, and removes the cursor.
+ */
+export interface Stream {
+  /** The cursor's scope in sync_state. */
+  scope: string;
+  /** What it collects, for people: "mainnet, all statuses", "3 addresses from avax1h2cc…". */
+  label: string;
+  /** Requests the next run makes for it without a cursor (its first run, bounded by `maxPages`). */
+  firstRun: Calls;
+  /** What that first run reads, and what follows it, for people. */
+  reads: string;
+  /** A stream whose first runs read its whole history (rewards): what `reset` estimates in all. */
+  history?: { kind: 'addresses' | 'nodeIds'; ids: number; pageSize: number; maxPages: number } | undefined;
 }
 
 /** The config section of a job, with the keys every section has. */
@@ -183,6 +206,13 @@ export interface Job {
   prepare(config: Config, args?: JobArgs): PreparedJob | undefined;
   /** Requests per run, for `plan` (scheduled jobs only). */
   cost(config: Config): RunCost | undefined;
+  /**
+   * Its streams as configured, each with its cursor (`reset`); undefined for a job that keeps no
+   * cursor, or whose section is absent.
+   */
+  streams(config: Config): Stream[] | undefined;
+  /** Whether it keeps cursors in sync_state at all. */
+  readonly hasCursors: boolean;
 }
 
 export interface JobSpec<K extends keyof JobsConfig, P> {
@@ -202,6 +232,8 @@ export interface JobSpec<K extends keyof JobsConfig, P> {
   table?: string;
   /** How it stores a record it set aside, checked again (`run <job> --retry-rejected`). */
   restore?: RestoreRecord;
+  /** Its streams and their cursors' scopes, for a job that keeps cursors (`reset`). */
+  streams?: (section: Section<K>) => Stream[];
 }
 
 /** Declares a job; the payload is typed against its own section, so no caller needs a cast. */
@@ -233,6 +265,11 @@ export function defineJob<K extends keyof JobsConfig, P>(spec: JobSpec<K, P>): J
       const section = sectionOf(config);
       return section && spec.cost ? spec.cost(section) : undefined;
     },
+    streams(config) {
+      const section = sectionOf(config);
+      return section && spec.streams ? spec.streams(section) : undefined;
+    },
+    hasCursors: spec.streams !== undefined,
   };
 }
 

@@ -53,7 +53,9 @@ export async function probeService(
   try {
     await redis.connect();
     const sighting = await readHeartbeats(redis, prefix);
-    const queue = new Queue(QUEUE_NAME, { connection: redis, prefix });
+    // Reading only: BullMQ's Queue writes its `<prefix>:collector:meta` hash on creation unless told
+    // not to, which left a key behind under the prefix of a collector that never ran.
+    const queue = new Queue(QUEUE_NAME, { connection: redis, prefix, skipMetasUpdate: true });
     queue.on('error', () => undefined);
     const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
     return {

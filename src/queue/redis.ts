@@ -142,3 +142,34 @@ export async function checkEvictionPolicy(redis: Redis): Promise<string | undefi
   }
   return undefined;
 }
+
+/** How long a close waits for a BullMQ queue or worker still setting up its connections. */
+const SET_UP_WAIT_MS = 2_000;
+
+/**
+ * Waits (at most `limitMs`) until a BullMQ queue or worker has set up its connections. Closing one
+ * before that makes BullMQ emit "Connection is closed" from a connection it has already stripped of
+ * its listeners, an unhandled error that ends the process (taskforcesh/bullmq#2437: "closing before
+ * the connection was established"): a stop signal right after start-up exited 1. With Redis away,
+ * the wait ends at the limit and the close goes on.
+ */
+export async function untilSetUp(
+  target: { waitUntilReady(): Promise<unknown> },
+  limitMs = SET_UP_WAIT_MS,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, limitMs);
+  });
+  try {
+    await Promise.race([
+      target.waitUntilReady().then(
+        () => undefined,
+        () => undefined,
+      ),
+      limit,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

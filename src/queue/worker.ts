@@ -5,6 +5,7 @@ import type { Config } from '../config/index.js';
 import { findJob, type JobList, type RunDeps, type RunSummary, runJob } from '../kernel/index.js';
 import type { Logger } from '../runtime/logger.js';
 import { QUEUE_NAME, type QueuedJobData, retention, retries } from './jobs.js';
+import { untilSetUp } from './redis.js';
 
 export interface WorkerOptions {
   config: Config;
@@ -109,6 +110,7 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
     active: () => active,
     close(graceMs) {
       closing ??= (async () => {
+        await untilSetUp(worker);
         const closed = worker.close();
         let timer: NodeJS.Timeout | undefined;
         const grace = new Promise<'grace'>((resolve) => {

@@ -5,7 +5,7 @@
  * rows a day × days kept × bytes a row. docs/operations.md ("Sizing a disk") shows it for the
  * example config; `npm run bench -- storage` computes the same from bytes a row measured in its run.
  */
-import { FOREVER, RETAINED_TABLES, type RetentionConfig } from '../config/index.js';
+import { FOREVER, RETAINED_TABLES, type RetentionConfig, STARTER_RETENTION } from '../config/index.js';
 import type { Dialect } from '../store/index.js';
 import { formatTable } from '../terminal/text-table.js';
 import { formatBytes } from './storage.js';
@@ -86,6 +86,20 @@ export function estimateDisk(
     levelsOffAt: sum(out.flatMap((t) => t.levelsOffAt ?? [])),
     perDayAfterLevelling: sum(out.filter((t) => t.retentionDays === null).map((t) => t.bytesPerDay)),
   };
+}
+
+/**
+ * Said when the table that grows most is kept forever (no `retention` for it): the database grows
+ * without bound, and a disk fills in weeks. Undefined when it is pruned, or `retention` cannot.
+ */
+export function keptForeverWarning(d: DiskEstimate): string | undefined {
+  const largest = d.tables.reduce<TableDisk | undefined>(
+    (big, t) => (!big || t.bytesPerDay.worst > big.bytesPerDay.worst ? t : big),
+    undefined,
+  );
+  const key = largest && retentionKeyOf.get(largest.table);
+  if (!largest || !key || largest.retentionDays !== null) return undefined;
+  return `${largest.table}, the largest table, is kept forever: it grows ${formatByteRange(largest.bytesPerDay)} a day without bound; set retention.${key} (e.g. "${STARTER_RETENTION[key]}", as the starter config) and the maintenance job prunes it`;
 }
 
 export const STORE_NAMES: Readonly<Record<Dialect, string>> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };

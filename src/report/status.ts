@@ -1,4 +1,5 @@
 import { type Config, printableDatabaseLocation } from '../config/index.js';
+import { PROGRAM } from '../config/invocation.js';
 import { forTerminal } from '../escape/terminal.js';
 import type { JobList } from '../kernel/index.js';
 import type { ServiceProbe } from '../queue/probe.js';
@@ -43,6 +44,12 @@ export interface Status {
   };
   /** The service as Redis shows it (heartbeats, queue counts); null when not looked at. */
   service: ServiceProbe | null;
+  /**
+   * Whether a scheduler (a `start` of role all or scheduler) beats now, so the jobs' `nextRunAt`
+   * will fire: false when Redis shows none (the times are only the schedule's next slots), null when
+   * nobody looked or Redis did not answer.
+   */
+  schedulerRunning: boolean | null;
   jobs: JobStatus[];
   computeUnits: {
     /** The UTC day counted, YYYY-MM-DD. */
@@ -89,9 +96,12 @@ export interface JobStatus {
     error: string | null;
   } | null;
   lastSuccessAt: string | null;
-  /** The next firing of the schedule in `service.timezone`, ISO-8601 UTC; null when disabled. */
+  /**
+   * The next slot of the schedule in `service.timezone`, ISO-8601 UTC; null when disabled. A run
+   * then only when a scheduler runs (`schedulerRunning`).
+   */
   nextRunAt: string | null;
-  /** The slot the job missed: a firing more than OVERDUE_AFTER_MS ago with no run since; else null. */
+  /** The slot the job missed: a slot past by more than its grace (`overdueGraceMs`) with no run since; else null. */
   overdueSince: string | null;
 }
 
@@ -158,6 +168,7 @@ export async function collectStatus(
       tables: storage.tables.map((t) => ({ ...t, internal: isInternalTable(t.table) })),
     },
     service: options.service ?? null,
+    schedulerRunning: schedulerRunning(options.service ?? null),
     jobs,
     computeUnits: {
       day,
@@ -239,13 +250,26 @@ function formatBackfill(b: RewardsBackfill, now: Date): string[] {
   ];
 }
 
+/**
+ * The next-run column: a time and how far off while a scheduler runs (or nobody looked); without
+ * one, only the schedule's next slot, which nothing will fire.
+ */
+function nextRun(j: JobStatus, schedulerRunning: boolean | null, now: Date): string {
+  if (!j.enabled) return 'disabled';
+  if (j.overdueSince) return `OVERDUE since ${when(j.overdueSince, now)}`;
+  if (!j.nextRunAt) return '-';
+  if (schedulerRunning === false)
+    return `not scheduled (slot ${j.nextRunAt.slice(0, 19).replace('T', ' ')}Z)`;
+  return when(j.nextRunAt, now);
+}
+
 /** The terminal view: jobs, budget, exports in flight, then rows per table. */
-export function formatStatus(status: Status): string {
+export function formatStatus(status: Status, options: { cli?: string | undefined } = {}): string {
   const now = new Date(status.now);
   const out: string[] = [
     `glacier-collector status at ${when(status.now, now).replace(/ \(.*\)$/, '')}`,
     '',
-    ...formatService(status.service, status.jobs, now),
+    ...formatService(status.service, status.jobs, now, options.cli ?? PROGRAM),
   ];
   if (status.jobs.length === 0) {
     out.push('No job is configured (see docs/configuration.md).');
@@ -261,11 +285,7 @@ export function formatStatus(status: Status): string {
           j.lastRun ? count(j.lastRun.rowsWritten) : '',
           j.lastRun ? count(j.lastRun.computeUnits) : '',
           when(j.lastSuccessAt, now),
-          !j.enabled
-            ? 'disabled'
-            : j.overdueSince
-              ? `OVERDUE since ${when(j.overdueSince, now)}`
-              : when(j.nextRunAt, now),
+          nextRun(j, status.schedulerRunning, now),
         ]),
         { right: [4, 5] },
       ),
@@ -360,13 +380,19 @@ function formatDrift(drift: readonly DriftRow[], now: Date): string[] {
 
 // --- The service seen through Redis, overdue jobs, internal tables (issue 18) ---
 
-/** A slot this long past with no run started since makes a job overdue (queue and budget waits fit in it). */
-export const OVERDUE_AFTER_MS = 60_000;
+/**
+ * How long past its slot a run may start before the job is overdue: three periods of its schedule
+ * (a slot waits behind the queue and the budget), at least 10 s and at most a minute. A schedule of
+ * seconds is judged on seconds, not on the minute a daily one gets.
+ */
+export function overdueGraceMs(periodMs: number): number {
+  return Math.min(60_000, Math.max(10_000, 3 * periodMs));
+}
 
 /**
- * The first slot of the schedule after the job's last run, if it is more than OVERDUE_AFTER_MS
- * past: the service should have run the job by now and did not (it is stopped, or stuck). A run
- * still going is not overdue; a job never run is "never run", not overdue.
+ * The first slot of the schedule after the job's last run, if it is past by more than its grace:
+ * the service should have run the job by now and did not (it is stopped, or stuck). A run still
+ * going is not overdue; a job never run is "never run", not overdue.
  */
 function overdueSince(
   schedule: string,
@@ -375,8 +401,16 @@ function overdueSince(
   now: Date,
 ): string | null {
   if (!run || run.status === 'running') return null;
-  const due = readCron(schedule, config.service.timezone).nextAfter(new Date(run.startedAt));
-  return due.getTime() + OVERDUE_AFTER_MS < now.getTime() ? due.toISOString() : null;
+  const cron = readCron(schedule, config.service.timezone);
+  const due = cron.nextAfter(new Date(run.startedAt));
+  const period = cron.nextAfter(due).getTime() - due.getTime();
+  return due.getTime() + overdueGraceMs(period) < now.getTime() ? due.toISOString() : null;
+}
+
+/** A scheduler beats (true), none does (false), or nobody could tell (null). */
+function schedulerRunning(service: ServiceProbe | null): boolean | null {
+  if (!service?.reachable) return null;
+  return service.processes.some((p) => p.role !== 'worker');
 }
 
 /** The collector's own bookkeeping (claims, the metrics' summaries), listed apart from the data tables. */
@@ -404,7 +438,7 @@ function formatTables(database: Status['database']): string[] {
 }
 
 /** "service: …" lines: the processes beating, or since when none does, and the queue's counts. */
-function formatService(service: ServiceProbe | null, jobs: JobStatus[], now: Date): string[] {
+function formatService(service: ServiceProbe | null, jobs: JobStatus[], now: Date, cli: string): string[] {
   if (!service) return [];
   const out: string[] = [];
   if (!service.reachable) {
@@ -414,8 +448,8 @@ function formatService(service: ServiceProbe | null, jobs: JobStatus[], now: Dat
   } else if (service.processes.length === 0) {
     out.push(
       service.lastSeenAt
-        ? `service: NOT RUNNING: no service seen since ${when(service.lastSeenAt, now)}; start it with \`glacier-collector start\``
-        : `service: NOT RUNNING: no service has beaten under prefix "${service.prefix}" in Redis ${service.redis}; start it with \`glacier-collector start\``,
+        ? `service: NOT RUNNING: no service seen since ${when(service.lastSeenAt, now)}; start it with \`${cli} start\` (the next runs below wait for it)`
+        : `service: NOT RUNNING: no service has beaten under prefix "${service.prefix}" in Redis ${service.redis}; start it with \`${cli} start\` (the next runs below wait for it)`,
     );
   } else {
     out.push(
@@ -427,7 +461,9 @@ function formatService(service: ServiceProbe | null, jobs: JobStatus[], now: Dat
       );
     }
     if (!service.processes.some((p) => p.role !== 'worker')) {
-      out.push('  no scheduler runs (role all or scheduler): no new runs are enqueued');
+      out.push(
+        '  no scheduler runs (role all or scheduler): no new runs are enqueued, the next runs below wait for one',
+      );
     }
   }
   for (const m of service.malformed) {
@@ -442,7 +478,7 @@ function formatService(service: ServiceProbe | null, jobs: JobStatus[], now: Dat
   const overdue = jobs.filter((j) => j.overdueSince);
   if (overdue.length > 0) {
     out.push(
-      `overdue: ${overdue.map((j) => j.job).join(', ')} (a slot of their schedule passed over a minute ago with no run since)`,
+      `overdue: ${overdue.map((j) => j.job).join(', ')} (a slot of their schedule passed with no run since, by more than three periods of it: 10 s to a minute)`,
     );
   }
   out.push('');

@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq';
 import { type Config, printableDatabaseLocation } from '../config/index.js';
+import { PROGRAM } from '../config/invocation.js';
 import type { JobList, RunSummary } from '../kernel/index.js';
 import {
   createMetrics,
@@ -11,7 +12,7 @@ import {
 import { createSharedBudget, type SharedBudget } from '../queue/budget.js';
 import { startHeartbeat } from '../queue/heartbeat.js';
 import { QUEUE_NAME, type QueuedJobData, type Role } from '../queue/jobs.js';
-import { checkEvictionPolicy, connectRedis } from '../queue/redis.js';
+import { checkEvictionPolicy, connectRedis, untilSetUp } from '../queue/redis.js';
 import { watchRedisEpoch } from '../queue/redis-epoch.js';
 import { createScheduler } from '../queue/scheduler.js';
 import { createCollectorWorker } from '../queue/worker.js';
@@ -44,6 +45,8 @@ export interface ServiceOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** How often a Redis that lost its data is looked for (tests). @defaultValue 10 s */
   redisCheckIntervalMs?: number;
+  /** The command that runs the CLI as the user started it, for the fixes /readyz names. @defaultValue 'glacier-collector' */
+  cli?: string | undefined;
 }
 
 export interface Service {
@@ -141,7 +144,14 @@ export async function startService(config: Config, options: ServiceOptions): Pro
 
     const queue = new Queue<QueuedJobData>(QUEUE_NAME, { connection: conns.producer, prefix });
     queue.on('error', () => undefined); // the connection reports outages, once each
-    lifecycle.add('queue', () => queue.close(), { timeoutMs: 5_000 });
+    lifecycle.add(
+      'queue',
+      async () => {
+        await untilSetUp(queue);
+        await queue.close();
+      },
+      { timeoutMs: 5_000 },
+    );
 
     const expectedMigrations = shippedMigrations(app.store.dialect);
     // A full disk fails runs, not the service: /readyz says so until a run succeeds again.
@@ -166,7 +176,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         const applied = await appliedMigrations(app.store);
         if (applied < expectedMigrations) {
           throw new Error(
-            `${applied} of ${expectedMigrations} migrations applied; run \`glacier-collector migrate\``,
+            `${applied} of ${expectedMigrations} migrations applied; run \`${options.cli ?? PROGRAM} migrate\``,
           );
         }
       });

@@ -5,6 +5,7 @@
  * for decisions taken while scanning (status, partition), mulberry32 for sequences of draws.
  */
 import { createHash } from 'node:crypto';
+import { cb58Encode } from '../upstream/identifiers.js';
 
 /** sha256 of the parts joined with ':'. 32 bytes. */
 export function digest(...parts: ReadonlyArray<string | number>): Buffer {
@@ -72,41 +73,8 @@ export function hex0x(bytes: Uint8Array): string {
   return '0x' + Buffer.from(bytes).toString('hex');
 }
 
-export const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-/** Base58 (Bitcoin alphabet), by repeated division of the byte string: no BigInt, a few µs for 36 bytes. */
-export function base58(bytes: Uint8Array): string {
-  let zeros = 0;
-  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
-  const digits: number[] = [];
-  for (let i = zeros; i < bytes.length; i++) {
-    let carry = bytes[i] as number;
-    for (let j = 0; j < digits.length; j++) {
-      carry += (digits[j] as number) << 8;
-      digits[j] = carry % 58;
-      carry = Math.floor(carry / 58);
-    }
-    while (carry > 0) {
-      digits.push(carry % 58);
-      carry = Math.floor(carry / 58);
-    }
-  }
-  let out = '1'.repeat(zeros);
-  for (let k = digits.length - 1; k >= 0; k--) out += BASE58_ALPHABET[digits[k] as number];
-  return out;
-}
-
 /** cb58, Avalanche's id encoding: base58 of the bytes followed by the last 4 bytes of their sha256. */
-export function cb58(bytes: Uint8Array): string {
-  const check = createHash('sha256').update(bytes).digest().subarray(28);
-  return base58(Buffer.concat([bytes, check]));
-}
-
-const CB58_LIKE = /^[1-9A-HJ-NP-Za-km-z]{40,60}$/;
-/** A 32-byte id in cb58 is 48 to 50 characters; the check allows some slack and no checksum test. */
-export function isCb58Like(text: string): boolean {
-  return CB58_LIKE.test(text);
-}
+export const cb58 = cb58Encode;
 
 const BECH32_CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
 const BECH32_GENERATOR = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3] as const;

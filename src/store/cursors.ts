@@ -26,6 +26,21 @@ export async function writeCursor(
   await upsertCursor(sql, [{ job, scope, cursor: JSON.stringify(cursor), updatedAt: at }]);
 }
 
+export interface StoredCursor {
+  scope: string;
+  /** The cursor as stored (JSON text), for a reader that knows its shape. */
+  cursor: string;
+  updatedAt: string;
+}
+
+/** Every cursor a job keeps, by scope. */
+export async function listCursors(sql: Sql, job: string): Promise<StoredCursor[]> {
+  return sql.all<StoredCursor>(
+    'SELECT scope, cursor, updated_at AS "updatedAt" FROM sync_state WHERE job = ? ORDER BY scope',
+    [job],
+  );
+}
+
 export async function deleteCursor(sql: Sql, job: string, scope: string): Promise<void> {
   await sql.run('DELETE FROM sync_state WHERE job = ? AND scope = ?', [job, scope]);
 }

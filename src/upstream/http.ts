@@ -205,6 +205,7 @@ export function createTransport(options: TransportOptions): Send {
           body: parsedBody,
           retryable,
           retryAfterMs: hinted,
+          note: authNote(status, apiKey !== undefined),
         });
         return {
           ok: false,
@@ -321,4 +322,22 @@ export function createTransport(options: TransportOptions): Send {
       }
     }
   };
+}
+
+/**
+ * What a 401 or 403 means for the one who set the key: where the key comes from (the variables the
+ * config loader reads), and whether one was sent at all.
+ */
+export function authNote(status: number, keySent: boolean): string | undefined {
+  if (status === 401) {
+    return keySent
+      ? 'the API refused the key: check GLACIER_API_KEY (or the file GLACIER_API_KEY_FILE names)'
+      : 'no API key was sent: set GLACIER_API_KEY (or GLACIER_API_KEY_FILE, a file holding it)';
+  }
+  if (status === 403) {
+    return keySent
+      ? 'the key may not read this: check that GLACIER_API_KEY (or the file GLACIER_API_KEY_FILE names) is the key of the organisation asked for'
+      : 'without an API key this is refused: set GLACIER_API_KEY (or GLACIER_API_KEY_FILE, a file holding it)';
+  }
+  return undefined;
 }

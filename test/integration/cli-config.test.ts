@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Plan } from '../../src/commands/plan.js';
 import { runCli } from '../support/cli.js';
 import { onPostgres } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
@@ -29,7 +30,7 @@ describe.skipIf(onPostgres)('config check and config init', () => {
           signatures: {
             schedule: '0 * * * *',
             enabled: false,
-            txHashes: ['2oxtFTU5N5o6vQXihy727Bx8CVPAiC1A2oxtFTU5N5o6vQXih'],
+            txHashes: ['ASfYWNc2QSgzyWmJBVQJKCWgdmLEYgkvkegrBx4K4iP9AxX45'],
           },
         },
         budget: { computeUnitsPerDay: 50_000 },
@@ -45,7 +46,7 @@ describe.skipIf(onPostgres)('config check and config init', () => {
     const r = await runCli(['config', 'check', '-c', path], env);
     expect(r.code, r.stderr).toBe(0);
     const out = r.stdout;
-    expect(out.split('\n').length).toBeLessThan(25);
+    expect(out.split('\n').length).toBeLessThan(26);
     expect(out).toContain(`config OK: ${path}`);
     expect(out).toContain('jobs: 3 enabled of 4 configured (schedules in UTC)');
     expect(out).toMatch(/^ {2}maintenance\s+17 3 \* \* \*$/m);
@@ -53,11 +54,15 @@ describe.skipIf(onPostgres)('config check and config init', () => {
     expect(out).toMatch(/^ {2}transactions\s+\* \* \* \* \*\s+runs at start too$/m);
     expect(out).toMatch(/^ {2}signatures\s+0 \* \* \* \*\s+disabled$/m);
     expect(out).toContain(`store:   SQLite ${join(d, 'glacier.db')}`);
+    expect(out).toContain(
+      'retention: transactions forever, exportedTransactions forever, jobRuns 90d, supplySnapshots forever, usageMetrics forever',
+    );
     expect(out).toContain('redis:   redis://:***@127.0.0.1:6379 (queue prefix glacier');
     expect(out).toContain(
       'budget:  50,000 CU/day, 8,000 CU/minute (budget.computeUnitsPerDay, else tier Free)',
     );
     expect(out).toContain('metrics: http://127.0.0.1:9999/metrics');
+    expect(out).toMatch(/^WARNING: transactions, the largest table, is kept forever/m);
     expect(out).toContain('config check --print');
     expect(out).not.toMatch(/hunter2|sk-very-secret-key/);
 
@@ -79,17 +84,29 @@ describe.skipIf(onPostgres)('config check and config init', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`wrote ${path}`);
     const text = readFileSync(path, 'utf8');
-    expect(text).toMatch(/^# Written by `glacier-collector config init`/m);
+    expect(text).toMatch(/^# Written by `node --import tsx src\/cli\.ts config init`/m);
     expect(text.split('\n').filter((l) => l.trimStart().startsWith('#')).length).toBeGreaterThan(50);
     const check = await runCli(['config', 'check', '-c', path]);
     expect(check.code, check.stderr).toBe(0);
     expect(check.stdout).toContain(`config OK: ${path}`);
+    expect(check.stdout).not.toContain('WARNING');
+    // The starter keeps a bounded database: no table plan sizes is kept forever; and it fits the
+    // keyless tier it runs on without a key: plan warns of nothing.
+    const plan = await runCli(['plan', '--json', '-c', path]);
+    expect(plan.code, plan.stderr).toBe(0);
+    const planned = JSON.parse(plan.stdout) as Plan;
+    expect(planned.disk.tables.map((t) => t.table)).toEqual(
+      expect.arrayContaining(['transactions', 'job_runs', 'supply_snapshots', 'usage_metrics']),
+    );
+    expect(planned.disk.tables.filter((t) => t.retentionDays === null)).toEqual([]);
+    expect(planned.budget.tier).toBe('none');
+    expect(planned.warnings).toEqual([]);
 
     writeFileSync(path, 'jobs: {}\n');
     const again = await runCli(['config', 'init', path]);
     expect(again.code).toBe(2);
     expect(again.stderr.trim()).toBe(
-      `${path} exists already: config init does not overwrite a file; remove it first or give another path (glacier-collector config init <path>)`,
+      `${path} exists already: config init does not overwrite a file; remove it first or give another path (node --import tsx src/cli.ts config init <path>)`,
     );
     expect(readFileSync(path, 'utf8')).toBe('jobs: {}\n');
   });

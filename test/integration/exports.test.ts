@@ -237,6 +237,30 @@ describe('exports: queue-shaped handlers', () => {
     expect(await count(c, 'SELECT status_reads AS n FROM export_operations')).toBe(4);
   }, 20_000);
 
+  it('with the default pollInterval, reads an export done in 5 s at the second read, 6 s after the POST', async () => {
+    const { c, dir } = await setup({ sim: { exports: { runningMs: 5_000 } } });
+    // As the queue runs it, with the section's defaults: pollInterval 30 s, maxPollInterval 5 m.
+    const payload = {
+      ...queuePayload(evmExportPayload(dir)),
+      pollInterval: 30_000,
+      maxPollInterval: 300_000,
+    };
+    const pass = await runExportsPass(c, payload);
+    expect(pass.continuations.map((n) => n.delayMs)).toEqual([2_000]);
+    const delays: number[] = [];
+    let next = pass.continuations;
+    for (let i = 0; next.length > 0 && i < 20; i++) {
+      // The queue (or `run exports`) runs each read at its delay: the simulator's clock moves as much.
+      c.clock.advance(next[0]!.delayMs);
+      next = (await runPoll(c, payload, next[0] as Continuation)).continuations;
+      delays.push(...next.map((n) => n.delayMs));
+    }
+    // Read at 2 s (running), 4 s later (done, downloaded, loaded): not after the 30 s of pollInterval.
+    expect(delays).toEqual([4_000]);
+    expect(await count(c, 'SELECT status_reads AS n FROM export_operations')).toBe(2);
+    expect(await count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(500);
+  });
+
   it('two passes at once start a window once', async () => {
     const { c, dir } = await setup({
       sim: { exports: { runningMs: 1_000 }, faults: { endpoints: { createExport: { latencyMs: 50 } } } },

@@ -1,16 +1,17 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobs } from '../../jobs/index.js';
 import { maintenance } from '../../jobs/maintenance.js';
 import { rewards } from '../../jobs/rewards.js';
 import { supply } from '../../jobs/supply.js';
 import { demoAddress } from '../../src/commands/demo-config.js';
-import { maskDatabaseUrl } from '../../src/config/index.js';
+import { loadConfig, maskDatabaseUrl } from '../../src/config/index.js';
 import { runHandler } from '../../src/kernel/index.js';
 import { readCron } from '../../src/queue/schedule.js';
-import type { Status } from '../../src/report/status.js';
+import { collectStatus, type Status } from '../../src/report/status.js';
 import { createManualClock } from '../../src/runtime/clock.js';
-import { finishJobRun, startJobRun } from '../../src/store/index.js';
+import { finishJobRun, listLatestJobRuns, startJobRun } from '../../src/store/index.js';
 import { runCli } from '../support/cli.js';
 import { type Collector, evmExportPayload, retentionOnly, startCollector } from '../support/collector.js';
 import { runExports } from '../support/exports.js';
@@ -85,7 +86,7 @@ beforeAll(async () => {
         signatures: {
           schedule: '0 0 * * *',
           enabled: false,
-          txHashes: ['2oxtFTU5N5o6vQXihy727Bx8CVPAiC1A2oxtFTU5N5o6vQXih'],
+          txHashes: ['ASfYWNc2QSgzyWmJBVQJKCWgdmLEYgkvkegrBx4K4iP9AxX45'],
         },
       },
     }),
@@ -209,6 +210,26 @@ describe('status', () => {
       ),
     );
     expect(r.stdout).not.toContain('pruned by maintenance');
+  });
+
+  it('judges overdue on the schedule: a schedule of seconds within seconds, a daily one after a minute', async () => {
+    const supplyRun = (await listLatestJobRuns(c.store)).find((r) => r.job === 'supply')!;
+    const ran = new Date(supplyRun.startedAt);
+    const overdueAt = async (schedule: string, at: number) => {
+      const config = loadConfig({ env: c.dbEnv, file: { jobs: { supply: { schedule } } } });
+      const s = await collectStatus(jobs, config, c.store, new Date(at));
+      return s.jobs.find((j) => j.job === 'supply')!.overdueSince;
+    };
+    // Every 2 s: overdue once its next slot is 10 s past (three periods, at least 10 s), not a minute.
+    const everyTwo = '*/2 * * * * *';
+    const slot = readCron(everyTwo, 'UTC').nextAfter(ran).getTime();
+    expect(await overdueAt(everyTwo, slot + 9_000)).toBeNull();
+    expect(await overdueAt(everyTwo, slot + 11_000)).toBe(new Date(slot).toISOString());
+    // Daily: its slot may wait a minute (the queue, the budget) before the job is overdue.
+    const daily = '0 0 * * *';
+    const midnight = readCron(daily, 'UTC').nextAfter(ran).getTime();
+    expect(await overdueAt(daily, midnight + 59_000)).toBeNull();
+    expect(await overdueAt(daily, midnight + 61_000)).toBe(new Date(midnight).toISOString());
   });
 
   it('reports a database that does not exist yet without creating it', async () => {

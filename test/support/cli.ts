@@ -43,7 +43,7 @@ export function runCli(
   return collect(child, options.timeoutMs);
 }
 
-function collect(
+export function collect(
   child: ChildProcessByStdio<null, Readable, Readable>,
   timeoutMs?: number,
 ): Promise<CliResult> {

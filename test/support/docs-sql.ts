@@ -63,7 +63,7 @@ export const commonQueries = {
     FROM reward_addresses a JOIN rewards r ON r.network = a.network AND r.utxo_id = a.utxo_id
     WHERE a.address = 'avax1h2ccj9f5ay5acl6tyn9mwmw32p8wref8vl8ctg' GROUP BY month`,
   'transactions of an address': `SELECT * FROM transactions WHERE from_address = '0xab' OR to_address = '0xab'`,
-  'rewards of a node': `SELECT * FROM rewards WHERE node_id = 'NodeID-mWG9ZZ15qHfyv9Y872qp2ND2kSHYe5A6m' ORDER BY end_timestamp DESC`,
+  'rewards of a node': `SELECT * FROM rewards WHERE node_id = 'NodeID-AfSdXzzumUERwUBNPt5jgUiZRDSMyKxvz' ORDER BY end_timestamp DESC`,
 } as const;
 
 /** The common queries in the SQL of `dialect`: the same questions, PostgreSQL's date and cast functions. */

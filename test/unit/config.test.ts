@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoAddress, demoCb58, demoFileConfig, demoNodeId } from '../../src/commands/demo-config.js';
 import { parseDuration } from '../../src/config/durations.js';
-import { addressProblem } from '../../src/config/identifiers.js';
+import { addressProblem, nodeIdProblem, txHashProblem } from '../../src/config/identifiers.js';
 import { ConfigError, describeConfig, loadConfig } from '../../src/config/index.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -253,8 +253,38 @@ describe('identifiers', () => {
   });
 
   it('makes valid node ids and tx hashes for the demo', () => {
-    expect(demoNodeId('n')).toMatch(/^NodeID-[1-9A-HJ-NP-Za-km-z]+$/);
-    expect(demoCb58('t')).toHaveLength(49);
+    expect(nodeIdProblem(demoNodeId('n'))).toBeUndefined();
+    expect(txHashProblem(demoCb58('t'))).toBeUndefined();
+  });
+
+  // cb58 carries a checksum (the last 4 bytes of the payload's sha256): a typo is caught as in an address.
+  const node = 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg';
+  const tx = '3P91K6nuDFvDodcRuJTsgdf9SvYe5pMiKk38HppsoeAiEztCP';
+  it.each([
+    [node, undefined],
+    ['NodeID-111111111111111111116DBWJs', undefined],
+    [`${node.slice(0, -1)}h`, 'has an invalid cb58 checksum (a typo?)'],
+    [node.slice(0, -2), 'is not a node id: its cb58 holds 19 bytes where a node id has 20'],
+    [`${node}7`, 'is not a node id: its cb58 holds 21 bytes where'],
+    ['NodeID-0Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', 'contains "0", which is not a cb58 character'],
+    ['7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', 'must be "NodeID-" followed by a cb58 id'],
+    // The OpenAPI's own example of a second node id does not carry a valid checksum.
+    ['NodeID-222222222222222222227DBWJs', 'is not a node id'],
+  ])('node id %s', (id, problem) => {
+    const found = nodeIdProblem(id);
+    if (problem) expect(found).toContain(problem);
+    else expect(found).toBeUndefined();
+  });
+
+  it.each([
+    [tx, undefined],
+    [`${tx.slice(0, -1)}Q`, 'has an invalid cb58 checksum (a typo?)'],
+    [tx.slice(0, -2), 'is not a P-Chain or X-Chain transaction id: its cb58 holds'],
+    [`0x${'ab'.repeat(32)}`, 'is an EVM hash (0x…)'],
+  ])('transaction id %s', (id, problem) => {
+    const found = txHashProblem(id);
+    if (problem) expect(found).toContain(problem);
+    else expect(found).toBeUndefined();
   });
 });
 

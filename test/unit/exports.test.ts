@@ -2,7 +2,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
-import { CLAIM_LEASE_MS, decideClaim, pollDelayMs, retryBackoffMs } from '../../src/exports/policy.js';
+import {
+  CLAIM_LEASE_MS,
+  decideClaim,
+  FIRST_POLL_MS,
+  pollDelayMs,
+  retryBackoffMs,
+} from '../../src/exports/policy.js';
 import { exportRequest, followUpRequest, requestHash } from '../../src/exports/requests.js';
 import type { ExportOperationRow, LatestClaim } from '../../src/store/index.js';
 import { tempDir } from '../support/tmp.js';
@@ -72,11 +78,37 @@ describe('exports settings', () => {
 });
 
 describe('export lifecycle policy', () => {
-  it('polls at growing intervals, capped', () => {
+  it('reads soon after the POST, doubling up to pollInterval, then growing 1.5 times up to maxPollInterval', () => {
     const s = { pollInterval: 30_000, maxPollInterval: 300_000 };
-    expect([0, 1, 2, 3, 5, 6, 7, 100, 10_000].map((n) => pollDelayMs(n, s))).toEqual([
-      30_000, 45_000, 67_500, 101_250, 227_813, 300_000, 300_000, 300_000, 300_000,
+    expect([0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 100, 10_000].map((n) => pollDelayMs(n, s))).toEqual([
+      2_000, 4_000, 8_000, 16_000, 30_000, 45_000, 67_500, 101_250, 227_813, 300_000, 300_000, 300_000,
     ]);
+    // A pollInterval that is a doubling of the first read is reached exactly; a short one at once.
+    expect([0, 3, 4].map((n) => pollDelayMs(n, { pollInterval: 16_000, maxPollInterval: 60_000 }))).toEqual([
+      2_000, 16_000, 24_000,
+    ]);
+    expect([0, 1].map((n) => pollDelayMs(n, { pollInterval: 1_000, maxPollInterval: 60_000 }))).toEqual([
+      1_000, 1_500,
+    ]);
+  });
+
+  it('spends fewer compute units than a fixed short interval, and four reads more at most than starting at pollInterval', () => {
+    const s = { pollInterval: 30_000, maxPollInterval: 300_000 };
+    /** Status reads until an export `ms` long is seen done. */
+    const reads = (delay: (n: number) => number, ms: number) => {
+      let n = 0;
+      for (let t = 0; t < ms; n++) t += delay(n);
+      return n;
+    };
+    const fixed = (_n: number) => FIRST_POLL_MS;
+    const fromPollInterval = (n: number) => Math.min(300_000, 30_000 * 1.5 ** n);
+    for (const ms of [5_000, 60_000, 600_000, 6 * 3_600_000]) {
+      const now = reads((n) => pollDelayMs(n, s), ms);
+      expect(now).toBeLessThanOrEqual(reads(fromPollInterval, ms) + 4);
+      if (ms >= 60_000) expect(now).toBeLessThan(reads(fixed, ms) / 2);
+    }
+    // A small export (done in 5 s) is seen done at the second read, 6 s after the POST, not at 30 s.
+    expect(reads((n) => pollDelayMs(n, s), 5_000)).toBe(2);
   });
 
   it('backs retries off exponentially with jitter in [d/2, d]', () => {

@@ -74,7 +74,51 @@ describe('plan', () => {
     });
     expect(byJob.rewards?.computeUnitsPerDay.steady).toBe(24 * 100);
     expect(plan.total.steady).toBe(1440 + 57_600 + 2_400);
-    expect(plan.warnings).toEqual([]);
+    // Within the budget (only the database's growth is warned of: no retention here).
+    expect(plan.warnings.filter((w) => w.includes(' CU'))).toEqual([]);
+  });
+
+  it("holds what a run spends within a minute against the per-minute budget: an export's polls are spread over hours", () => {
+    const exports = {
+      schedule: '0 2 * * *',
+      definitions: [1, 2, 3].map((i) => ({
+        name: `e${i}`,
+        type: 'TRANSACTION_EXPORT_EVM',
+        addresses: ['0x71C7656EC7ab88b098defB751B7401B5f6d8976F'],
+        includeChains: ['43114'],
+      })),
+    };
+    const plan = buildPlan(allJobs, config({ exports }));
+    const job = plan.jobs.find((j) => j.job === 'exports')!;
+    // 3 POSTs, then the reads of the first minute: at 2, 6, 14, 30 and 60 s.
+    expect(job.computeUnitsPerMinute).toBe(3 * 20 + 3 * 5 * 10);
+    expect(job.computeUnitsPerRun.worst).toBeGreaterThan(6_000);
+    expect(plan.warnings.filter((w) => w.includes(' CU'))).toEqual([]);
+    // A job reading its pages back to back spends its worst case at once.
+    const heavy = buildPlan(allJobs, config({ transactions: { schedule: '0 * * * *', maxPages: 400 } }));
+    expect(heavy.warnings).toContain(
+      "one transactions run can spend 8,000 CU within a minute, over the budget's 6,000 CU/minute (tier none: no API key): expect 429s (they are waited out)",
+    );
+  });
+
+  it('warns when the largest table is kept forever, and when a retention has no maintenance job to apply it', () => {
+    const forever = buildPlan(allJobs, config({ supply: { schedule: '* * * * *' } }));
+    expect(forever.warnings).toEqual([
+      expect.stringMatching(
+        /^supply_snapshots, the largest table, is kept forever: it grows .* a day without bound; set retention\.supplySnapshots \(e\.g\. "365d", as the starter config\)/,
+      ),
+    ]);
+    const idle = loadConfig({
+      env: {},
+      cwd: '/nonexistent',
+      file: {
+        jobs: { supply: { schedule: '* * * * *' }, maintenance: { enabled: false } },
+        retention: { supplySnapshots: '30d' },
+      },
+    });
+    expect(buildPlan(allJobs, idle).warnings).toEqual([
+      'retention is set but jobs.maintenance is disabled: nothing prunes the tables, the database grows as if kept forever',
+    ]);
   });
 
   it('gives the rows per day each table can expect, job_runs a row a run', () => {
@@ -214,7 +258,7 @@ describe('plan', () => {
       perMinute: 6_000,
       source: 'tier none: no API key',
     });
-    expect(keyless.warnings).toEqual([]);
+    expect(keyless.warnings.filter((w) => w.includes(' CU'))).toEqual([]);
     const explicit = buildPlan(
       allJobs,
       loadConfig({
@@ -229,7 +273,7 @@ describe('plan', () => {
       perMinute: 20_000,
       source: 'budget.computeUnitsPerDay, else tier Pro',
     });
-    expect(explicit.warnings).toEqual([
+    expect(explicit.warnings.filter((w) => w.includes(' CU'))).toEqual([
       "steady state needs 86,400 CU/day, over the budget's 50,000 (budget.computeUnitsPerDay, else tier Pro)",
     ]);
     expect(buildPlan(allJobs, config(jobs), 'Growth').budget.source).toBe('--tier Growth');

@@ -1,14 +1,14 @@
 /** GET /v1/networks/{network}/rewards: historical rewards of addresses and/or node ids. */
 import { type Currency, currencies, type Network } from '../../upstream/endpoints.js';
+import { isNodeId } from '../../upstream/identifiers.js';
 import { type Handler, json } from '../context.js';
 import type { RewardSubject } from '../data/rewards.js';
-import { BASE58_ALPHABET } from '../ids.js';
+import { bech32Verify } from '../ids.js';
 import type { ListHistoricalRewardsResponse } from '../types.js';
 import { type Checker, checkNetwork, checkPageSize, createChecker, networkGroup } from '../validation.js';
 
 const sortOrders = ['asc', 'desc'] as const;
-const ADDRESS = /^([a-z]+)1[02-9ac-hj-np-z]{6,90}$/;
-const NODE_ID = new RegExp(`^NodeID-[${BASE58_ALPHABET}]{20,60}$`);
+const ADDRESS = /^([a-z]+)1[02-9ac-hj-np-z]{38}$/;
 
 function splitList(raw: string | undefined): string[] {
   return (raw ?? '')
@@ -19,7 +19,9 @@ function splitList(raw: string | undefined): string[] {
 
 /**
  * The distinct subjects of a query in a stable order: addresses first (bare, lower-case: `P-`/`X-`
- * forms of one address are one subject), then node ids. Adds a message per malformed entry.
+ * forms of one address are one subject), then node ids. Adds a message per malformed entry: an
+ * address whose bech32 checksum fails, a node id whose cb58 checksum fails, is refused (400) as
+ * the real API refuses it, rather than given invented rewards.
  */
 export function parseSubjects(
   network: Network | undefined,
@@ -36,12 +38,19 @@ export function parseSubjects(
       check?.add(`addresses: '${entry}' must be a ${hrp}1... address, optionally preceded by P- or X-`);
       continue;
     }
+    if (!bech32Verify(bare)) {
+      check?.add(`addresses: '${entry}' is not a valid address (its bech32 checksum fails)`);
+      continue;
+    }
     addresses.add(bare);
   }
   const nodeIds = new Set<string>();
   for (const entry of splitList(rawNodeIds)) {
-    if (!NODE_ID.test(entry)) check?.add(`nodeIds: '${entry}' must be a node id (NodeID- followed by cb58)`);
-    else nodeIds.add(entry);
+    if (!isNodeId(entry)) {
+      check?.add(
+        `nodeIds: '${entry}' is not a valid node id (NodeID- followed by the cb58 of 20 bytes with its checksum)`,
+      );
+    } else nodeIds.add(entry);
   }
   return [
     ...[...addresses].sort().map((id): RewardSubject => ({ kind: 'address', id })),

@@ -53,7 +53,13 @@ describe('npm run demo', () => {
       /glacier-collector config init[\s\S]*glacier-collector status[\s\S]*docs\/cli\.md/,
     );
     expect(out).toContain(`http://127.0.0.1:${port}/metrics`);
-    expect(out).toContain(databasePath);
+    // The one copy-paste suggestion while it runs: the database's path, as sqlite3 opens it.
+    expect(
+      lines
+        .join('\n')
+        .split('\n')
+        .filter((l) => l.startsWith('  database: ')),
+    ).toEqual([`  database: ${databasePath}   (sqlite3 ${databasePath})`]);
     expect(out).toContain('Transactions per chain');
     // Query results as text tables: named columns, no console.table index column.
     expect(out).toMatch(/^ {2}job\s+status\s+runs\s+rows\s+cu$/m);
@@ -119,8 +125,14 @@ describe('npm run demo', () => {
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^glacier-collector demo: the whole collector against a local simulator/);
-    expect(lines.at(-1)).toBe(
-      'Every command and setting: docs/cli.md and docs/configuration.md (glacier-collector --help).',
-    );
+    // The next steps are commands this user can run: the CLI the way they started it.
+    const next = lines.slice(lines.indexOf('Next, against the real API:') + 1);
+    expect(next.map((l) => l.replace(/\s+#.*/, ''))).toEqual([
+      '  node --import tsx src/cli.ts config init',
+      '  node --import tsx src/cli.ts config check',
+      '  node --import tsx src/cli.ts plan',
+      '  node --import tsx src/cli.ts start',
+      'Every command and setting: docs/cli.md and docs/configuration.md (node --import tsx src/cli.ts --help).',
+    ]);
   });
 });

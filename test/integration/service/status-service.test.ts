@@ -112,6 +112,25 @@ describe('status and the service', () => {
     expect(stopped.json.service!.processes).toEqual([]);
     expect(stopped.json.service!.lastSeenAt).not.toBeNull();
     expect(stopped.text).toMatch(/^service: NOT RUNNING: no service seen since \S+ \S+Z \(\d+s ago\)/m);
+    expect(stopped.text).toContain('start it with `node --import tsx src/cli.ts start`');
+    // No service: a next-run time is only the schedule's next slot, not a promise.
+    expect(stopped.json.schedulerRunning).toBe(false);
+    expect(running.json.schedulerRunning).toBe(true);
+    expect(stopped.text).toMatch(/^transactions\s.*not scheduled \(slot \S+ \S+Z\)$/m);
+    expect(stopped.text).not.toMatch(/^transactions\s.*\(in \d+\w\)$/m);
+    expect(running.text).toMatch(/^transactions\s.*\(in \d+\w\)$/m);
+  });
+
+  it('reads Redis and writes nothing there: no key under a prefix no collector used', async () => {
+    const { configPath, env } = await setUp();
+    const r = await status(configPath, env);
+    expect(r.json.service).toMatchObject({ reachable: true, processes: [], lastSeenAt: null });
+    const redis = new Redis('redis://127.0.0.1:6379');
+    try {
+      expect(await redis.keys(`${h!.prefix}:*`)).toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   const ESC = '\u001b';
@@ -209,7 +228,8 @@ describe('status and the service', () => {
     expect(second.stderr).toContain(
       `METRICS_HOST:METRICS_PORT = 127.0.0.1:${port} is taken: another collector (or another program) already listens there.`,
     );
-    expect(second.stderr).toContain(`METRICS_PORT=${port + 1} glacier-collector start`);
+    // The fix is a command line this user can run: the CLI the way they started it.
+    expect(second.stderr).toContain(`METRICS_PORT=${port + 1} node --import tsx src/cli.ts start`);
     // The first one was left alone.
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
   });

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { chainsByNetwork } from '../../../src/simulator/data/chains.js';
+import { NOT_FOUND_PREFIX } from '../../../src/simulator/data/signatures.js';
+import { cb58 } from '../../../src/simulator/ids.js';
 import type { HistoricalReward, NativeTransaction, UsageMetric } from '../../../src/simulator/index.js';
 import { api, closeSimulators, MAINNET_ADDRESS, NODE_ID, startTestSimulator, T0, TX_ID } from './helpers.js';
 
@@ -276,10 +278,10 @@ describe('simulator endpoints', () => {
     const testnet = await api(sim, `/v1/signatureAggregator/testnet/aggregateSignatures/${TX_ID}`);
     expect(fuji.body).toEqual(testnet.body);
     expect(fuji.body).not.toEqual(res.body);
-    const missing = await api(
-      sim,
-      `/v1/signatureAggregator/mainnet/aggregateSignatures/11111111${TX_ID.slice(8)}`,
-    );
+    // Eight leading zero bytes (cb58 "11111111…", checksum valid): an id no real transaction has.
+    const unknown = cb58(Buffer.concat([Buffer.alloc(8), Buffer.alloc(24, 7)]));
+    expect(unknown.startsWith(NOT_FOUND_PREFIX)).toBe(true);
+    const missing = await api(sim, `/v1/signatureAggregator/mainnet/aggregateSignatures/${unknown}`);
     expect(missing.status).toBe(404);
     expect(sim.served.signatures).toHaveLength(3);
   });

@@ -63,6 +63,26 @@ const cases: Array<[string, string, number, string]> = [
     'avax1',
   ],
   ['a malformed node id', rewardsOf('nodeIds=Node-123'), 400, 'nodeIds'],
+  // A typo in an id is refused, as the real API refuses it: no invented rewards for it.
+  [
+    'a node id with its last character changed (cb58 checksum)',
+    rewardsOf(`nodeIds=${NODE_ID.slice(0, -1)}${NODE_ID.endsWith('h') ? 'i' : 'h'}`),
+    400,
+    'checksum',
+  ],
+  ['a node id with two characters cut', rewardsOf(`nodeIds=${NODE_ID.slice(0, -2)}`), 400, 'checksum'],
+  [
+    'an address with its last character changed (bech32 checksum)',
+    rewardsOf(`addresses=${MAINNET_ADDRESS.slice(0, -1)}${MAINNET_ADDRESS.endsWith('q') ? 'p' : 'q'}`),
+    400,
+    'checksum',
+  ],
+  [
+    'a signature txHash with its last character changed (cb58 checksum)',
+    `/v1/signatureAggregator/mainnet/aggregateSignatures/${TX_ID.slice(0, -1)}${TX_ID.endsWith('Q') ? 'R' : 'Q'}`,
+    400,
+    'checksum',
+  ],
   [
     'unknown currency',
     rewardsOf(`addresses=${MAINNET_ADDRESS}&currency=btc`),

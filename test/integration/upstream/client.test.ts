@@ -427,11 +427,19 @@ describe('retries', () => {
   });
 
   it.each([
-    [400, 'Bad Request'],
-    [401, 'Unauthorized'],
-    [403, 'Forbidden'],
-    [404, 'Not Found'],
-  ])('does not retry a %i and marks it unrecoverable', async (status, error) => {
+    [400, 'Bad Request', ''],
+    [
+      401,
+      'Unauthorized',
+      ' (the API refused the key: check GLACIER_API_KEY (or the file GLACIER_API_KEY_FILE names))',
+    ],
+    [
+      403,
+      'Forbidden',
+      ' (the key may not read this: check that GLACIER_API_KEY (or the file GLACIER_API_KEY_FILE names) is the key of the organisation asked for)',
+    ],
+    [404, 'Not Found', ''],
+  ])('does not retry a %i and marks it unrecoverable', async (status, error, note) => {
     const { client, delays } = setup();
     respond(errorBody(status, error, ['first problem', 'second problem']));
     const err = await caught(client.getOperation('op-1'));
@@ -446,9 +454,18 @@ describe('retries', () => {
       body: { message: ['first problem', 'second problem'], statusCode: status, error },
     });
     expect((err as Error).message).toBe(
-      `[GET] /v1/operations/op-1: ${status} ${error}: first problem; second problem`,
+      `[GET] /v1/operations/op-1: ${status} ${error}: first problem; second problem${note}`,
     );
     expect(isUnrecoverable(err)).toBe(true);
+  });
+
+  it('a 401 without a key says to set GLACIER_API_KEY or GLACIER_API_KEY_FILE', async () => {
+    const { client } = setup({ apiKey: undefined });
+    respond(errorBody(401, 'Unauthorized', 'An API key is required'));
+    const err = await caught(client.getSupply());
+    expect((err as Error).message).toBe(
+      '[GET] /v1/avax/supply: 401 Unauthorized: An API key is required (no API key was sent: set GLACIER_API_KEY (or GLACIER_API_KEY_FILE, a file holding it))',
+    );
   });
 
   it('fails with the last UpstreamHttpError once the attempts run out', async () => {

@@ -48,7 +48,7 @@ export function rewardsText(price: string, nextPageToken?: string): string {
     "addresses":["avax1h2ccj9f5ay5acl6tyn9mwmw32p8wref8vl8ctg"],
     "txHash":"2a8m7yA4ZgEkMrHwvHkjzTGUQJ63o8J6VtXY6e2WyJcZNBbBKN",
     "amountStaked":"2000000000000",
-    "nodeId":"NodeID-5ZUdznHckLkCvvmwsSjTeCwXGMa3K5ZfM",
+    "nodeId":"NodeID-JnZ4J6X7nmaA1rDFwcSrRA7nfBwv5jsXp",
     "startTimestamp":1700000000,
     "endTimestamp":1701209600,
     "rewardType":"VALIDATOR",
