@@ -16,7 +16,7 @@ import { storeLocation } from '../src/config/index.js';
 import { type JobContext, type RunDeps, silentProgress } from '../src/kernel/index.js';
 import { systemClock } from '../src/runtime/clock.js';
 import { createLogger } from '../src/runtime/logger.js';
-import { openStore, type Sql, type Store, sqliteConnection } from '../src/store/index.js';
+import { NOTHING_RECORDED, openStore, type Sql, type Store, sqliteConnection } from '../src/store/index.js';
 import { syncNewestFirst } from '../src/sync/newest-first.js';
 import { createDataApiClient, type Page, type Transaction } from '../src/upstream/index.js';
 import { tempDir } from '../test/support/tmp.js';
@@ -117,11 +117,11 @@ export function rawTransactionRow(tx: Transaction, seenAt: string): unknown[] {
     tx.from.symbol ?? null,
     tx.from.decimals ?? null,
     tx.from.logoUri ?? null,
-    tx.to.address,
-    tx.to.name ?? null,
-    tx.to.symbol ?? null,
-    tx.to.decimals ?? null,
-    tx.to.logoUri ?? null,
+    tx.to?.address ?? null,
+    tx.to?.name ?? null,
+    tx.to?.symbol ?? null,
+    tx.to?.decimals ?? null,
+    tx.to?.logoUri ?? null,
     tx.method?.callType ?? null,
     tx.method?.methodHash ?? null,
     tx.method?.methodName ?? null,
@@ -192,6 +192,8 @@ export function walkFromMemory(store: Store, pages: Page<Transaction>[], pageSiz
     signal: new AbortController().signal,
     countRows: () => undefined,
     countRemoved: () => undefined,
+    recordFindings: async () => NOTHING_RECORDED,
+    noteFindings: () => undefined,
     progress: silentProgress,
   };
   const payload = {

@@ -11,16 +11,19 @@
  * (the kernel's follow-ups), waiting up to `maxWait`. Both handlers refresh the export summaries
  * that /metrics reads, whatever happened.
  */
+import { restoreExportRow } from '../src/exports/csv-load.js';
 import { advanceExport, EXPORT_POLL_JOB, type ExportsSettings, windowOf } from '../src/exports/lifecycle.js';
 import { runExportsPass } from '../src/exports/pass.js';
 import { pollDelayMs } from '../src/exports/policy.js';
 import { reloadExportFiles } from '../src/exports/reload.js';
 import { refreshSummaries } from '../src/exports/summaries.js';
 import {
+  contextOf,
   defineJob,
   type InProcessFollowUps,
   JobFailedError,
   type JobHandler,
+  type RestoreRecord,
   withoutSchedule,
 } from '../src/kernel/index.js';
 
@@ -92,10 +95,21 @@ function pollsUntilTimeout(s: ExportsSettings): number {
   return n;
 }
 
+/** A row set aside from an export file, checked again: inserted when it passes (`--retry-rejected`). */
+const restore: RestoreRecord = (tx, record) => {
+  const c = contextOf(record);
+  return restoreExportRow(tx, record.raw, {
+    exportName: String(c['exportName'] ?? ''),
+    operationId: String(c['operationId'] ?? ''),
+    operationType: String(c['operationType'] ?? ''),
+  });
+};
+
 export const exportsDefinition = defineJob({
   name: EXPORTS_JOB,
   configKey: 'exports',
   handler: exportsJob,
+  restore,
   payload: (section, args) => ({
     ...withoutSchedule(section),
     ...(typeof args.reload === 'string' && { reload: args.reload }),

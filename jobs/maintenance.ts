@@ -6,6 +6,7 @@ import {
   pruneExportedTransactions,
   pruneExportFiles,
   pruneJobRuns,
+  pruneRejectedRecords,
   pruneSupplySnapshots,
   pruneTransactions,
   pruneUsageMetrics,
@@ -30,6 +31,7 @@ const pruners: Record<keyof RetentionConfig, Pruner> = {
   jobRuns: (store, cutoff, o) => pruneJobRuns(store, iso(cutoff), o),
   supplySnapshots: (store, cutoff, o) => pruneSupplySnapshots(store, iso(cutoff), o),
   usageMetrics: (store, cutoff, o) => pruneUsageMetrics(store, seconds(cutoff), o),
+  rejectedRecords: (store, cutoff, o) => pruneRejectedRecords(store, iso(cutoff), o),
 };
 
 /**

@@ -1,10 +1,10 @@
 import type { RewardsJobConfig } from '../src/config/index.js';
 import type { JobHandler } from '../src/kernel/index.js';
-import { defineJob, withoutSchedule } from '../src/kernel/index.js';
+import { contextOf, defineJob, type RestoreRecord, withoutSchedule } from '../src/kernel/index.js';
 import { upsertRewards } from '../src/store/index.js';
 import { syncNewestFirst } from '../src/sync/newest-first.js';
 import { rewardQueries, rewardStreams } from '../src/sync/reward-streams.js';
-import type { HistoricalReward } from '../src/upstream/index.js';
+import { canonicalNetwork, type HistoricalReward, recheckRecord } from '../src/upstream/index.js';
 
 export {
   batchIds,
@@ -55,6 +55,14 @@ export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
       reached: (r, mark) => r.endTimestamp < mark.ts - PRICE_SETTLE_SECONDS,
       write: (tx, items) => upsertRewards(tx, payload.network, items, now()),
       countRows: ctx.countRows,
+      // A reward is keyed by its UTXO on its network: the same one from two batches is one record.
+      recordFindings: (tx, findings) =>
+        ctx.recordFindings(tx, findings, {
+          scope,
+          keyPrefix: `${canonicalNetwork(payload.network)}:`,
+          context: { network: canonicalNetwork(payload.network) },
+        }),
+      noteFindings: ctx.noteFindings,
       maxPages: payload.maxPages,
       backfill: true,
       now,
@@ -63,11 +71,20 @@ export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
   }
 };
 
+/** A reward set aside, checked again: stored with its price and addresses when it passes. */
+const restore: RestoreRecord = async (tx, record, at) => {
+  const checked = recheckRecord('rewards', record.raw);
+  if (!checked.ok) return { rejected: checked.rejected };
+  const network = String(contextOf(record)['network'] ?? 'mainnet');
+  return { stored: await upsertRewards(tx, network, [checked.value], at) };
+};
+
 export const rewardsJob = defineJob({
   name: 'rewards',
   configKey: 'rewards',
   table: 'rewards',
   handler: rewards,
+  restore,
   payload: (section) => withoutSchedule(section),
   streams: (section) =>
     rewardStreams(section).map(({ kind, ids, scope }) => ({

@@ -1,34 +1,63 @@
 import type { SignaturesJobConfig } from '../src/config/index.js';
 import type { JobHandler } from '../src/kernel/index.js';
-import { defineJob, withoutSchedule } from '../src/kernel/index.js';
-import { findStoredSignatures, upsertSignature } from '../src/store/index.js';
-import { UpstreamHttpError } from '../src/upstream/index.js';
+import { contextOf, defineJob, type RestoreRecord, withoutSchedule } from '../src/kernel/index.js';
+import { findRejectedIds, findStoredSignatures, upsertSignature } from '../src/store/index.js';
+import {
+  canonicalNetwork,
+  RecordRejectedError,
+  recheckRecord,
+  UpstreamHttpError,
+} from '../src/upstream/index.js';
 
 export type SignaturesPayload = Pick<SignaturesJobConfig, 'network' | 'txHashes'>;
 
 /**
  * Aggregated signatures for the configured P-Chain/X-Chain transactions: one request per hash not
- * stored yet. A hash the API does not know (404) is logged and asked again next run; any other
- * error fails the run.
+ * stored yet. A hash the API does not know (404) is logged and asked again next run. An answer that
+ * fails its checks is set aside (rejected_records, keyed `network:txHash`) and not asked for again:
+ * `run signatures --retry-rejected` stores it once a version accepts it. Any other error fails the run.
  */
 export const signatures: JobHandler<SignaturesPayload> = async (payload, ctx) => {
+  const network = canonicalNetwork(payload.network);
   const stored = await findStoredSignatures(ctx.store, payload.network, payload.txHashes);
+  const setAside = await findRejectedIds(
+    ctx.store,
+    'signatures',
+    payload.txHashes.map((h) => `${network}:${h}`),
+  );
+  const where = (txHash: string) => ({
+    scope: network,
+    keyPrefix: `${network}:`,
+    context: { network, txHash },
+  });
   for (const txHash of new Set(payload.txHashes)) {
-    if (stored.has(txHash)) continue;
+    if (stored.has(txHash) || setAside.has(`${network}:${txHash}`)) continue;
     try {
-      const { signedMessage } = await ctx.client.getAggregatedSignatures(
+      const answer = await ctx.client.getAggregatedSignatures(
         { network: payload.network, txHash },
         { signal: ctx.signal },
       );
       const fetchedAt = new Date(ctx.clock.now()).toISOString();
-      ctx.countRows(
-        await ctx.store.transaction(async (tx) =>
-          upsertSignature(tx, payload.network, txHash, signedMessage, fetchedAt),
-        ),
-      );
+      const { written, recorded } = await ctx.store.transaction(async (tx) => ({
+        written: await upsertSignature(tx, payload.network, txHash, answer.signedMessage, fetchedAt),
+        recorded: await ctx.recordFindings(tx, answer.findings, where(txHash)),
+      }));
+      ctx.countRows(written);
+      ctx.noteFindings(recorded);
     } catch (err) {
       if (err instanceof UpstreamHttpError && err.status === 404) {
         ctx.log.warn({ txHash }, 'no aggregated signature for this transaction yet');
+        continue;
+      }
+      if (err instanceof RecordRejectedError) {
+        // The answer is the record: its key is the request's.
+        const findings = {
+          ...err.findings,
+          rejected: err.findings.rejected.map((r) => ({ ...r, key: txHash })),
+        };
+        ctx.noteFindings(
+          await ctx.store.transaction((tx) => ctx.recordFindings(tx, findings, where(txHash))),
+        );
         continue;
       }
       throw err;
@@ -36,11 +65,22 @@ export const signatures: JobHandler<SignaturesPayload> = async (payload, ctx) =>
   }
 };
 
+/** A signature set aside, checked again: stored for its transaction when it passes. */
+const restore: RestoreRecord = async (tx, record, at) => {
+  const checked = recheckRecord('signatures', record.raw);
+  if (!checked.ok) return { rejected: checked.rejected };
+  const context = contextOf(record);
+  const network = String(context['network'] ?? 'mainnet');
+  const txHash = String(context['txHash'] ?? '');
+  return { stored: await upsertSignature(tx, network, txHash, checked.value.signedMessage, at) };
+};
+
 export const signaturesJob = defineJob({
   name: 'signatures',
   configKey: 'signatures',
   table: 'signatures',
   handler: signatures,
+  restore,
   payload: (section) => withoutSchedule(section),
   cost: (section) => ({
     steady: {},

@@ -1,9 +1,9 @@
 import { FOREVER, type TransactionsJobConfig } from '../src/config/index.js';
 import type { JobContext, JobHandler } from '../src/kernel/index.js';
-import { defineJob, withoutSchedule } from '../src/kernel/index.js';
+import { contextOf, defineJob, type RestoreRecord, withoutSchedule } from '../src/kernel/index.js';
 import { upsertTransactions } from '../src/store/index.js';
 import { type NewestFirstOptions, syncNewestFirst } from '../src/sync/newest-first.js';
-import { canonicalNetwork, type Network, type Transaction } from '../src/upstream/index.js';
+import { canonicalNetwork, type Network, recheckRecord, type Transaction } from '../src/upstream/index.js';
 
 export type TransactionsPayload = Pick<
   TransactionsJobConfig,
@@ -45,6 +45,12 @@ export function transactionStream(
     // writing them would bring back what the maintenance job pruned, at every run.
     write: (tx, items) => upsertTransactions(tx, network, retained(items, payload, ctx), now()),
     countRows: ctx.countRows,
+    recordFindings: (tx, findings) =>
+      ctx.recordFindings(tx, findings, {
+        scope: `${canonicalNetwork(network)}/${status}`,
+        context: { network: canonicalNetwork(network) },
+      }),
+    noteFindings: ctx.noteFindings,
     maxPages: payload.maxPages,
     backfill: false,
     now,
@@ -72,11 +78,20 @@ export const transactions: JobHandler<TransactionsPayload> = async (payload, ctx
   }
 };
 
+/** A transaction set aside, checked again: stored on its network when it passes (`--retry-rejected`). */
+const restore: RestoreRecord = async (tx, record, at) => {
+  const checked = recheckRecord('transactions', record.raw);
+  if (!checked.ok) return { rejected: checked.rejected };
+  const network = String(contextOf(record)['network'] ?? 'mainnet');
+  return { stored: await upsertTransactions(tx, network, [checked.value], at) };
+};
+
 export const transactionsJob = defineJob({
   name: 'transactions',
   configKey: 'transactions',
   table: 'transactions',
   handler: transactions,
+  restore,
   payload: (section, _args, config) => ({
     ...withoutSchedule(section),
     retention: config.retention.transactions === FOREVER ? undefined : config.retention.transactions,

@@ -1,9 +1,20 @@
 import { formatDuration } from '../src/config/durations.js';
 import type { UsageMetricsJobConfig, UsageSourceConfig } from '../src/config/index.js';
 import type { JobContext, JobHandler } from '../src/kernel/index.js';
-import { type Calls, defineJob, withoutSchedule } from '../src/kernel/index.js';
+import {
+  type Calls,
+  contextOf,
+  defineJob,
+  type RestoreRecord,
+  withoutSchedule,
+} from '../src/kernel/index.js';
 import { readCursor, type UsageAnswer, upsertUsageMetrics, writeCursor } from '../src/store/index.js';
-import { canonicalNetwork } from '../src/upstream/index.js';
+import {
+  canonicalNetwork,
+  type RecordEndpoint,
+  recheckRecord,
+  type WithFindings,
+} from '../src/upstream/index.js';
 
 export type UsageMetricsPayload = Pick<UsageMetricsJobConfig, 'sources'>;
 
@@ -19,7 +30,10 @@ interface Series {
   source: UsageSourceConfig['source'];
   endpoint: 'apiUsageMetrics' | 'primaryNetworkRpcUsageMetrics' | 'subnetRpcUsageMetrics';
   scope: string;
-  fetch: (range: { startTimestamp: number; endTimestamp: number }, ctx: JobContext) => Promise<UsageAnswer>;
+  fetch: (
+    range: { startTimestamp: number; endTimestamp: number },
+    ctx: JobContext,
+  ) => Promise<WithFindings<UsageAnswer>>;
 }
 
 /**
@@ -104,22 +118,49 @@ export const usageMetrics: JobHandler<UsageMetricsPayload> = async (payload, ctx
       const fetchedAt = new Date(ctx.clock.now()).toISOString();
       let newest = cursor?.lastBucket ?? 0;
       for (const bucket of answer.metrics) newest = Math.max(newest, bucket.timestamp);
-      const written = await ctx.store.transaction(async (tx) => {
-        const written = await upsertUsageMetrics(
-          tx,
-          { source: series.source, scope: series.scope, timeInterval: source.timeInterval },
-          answer,
-          fetchedAt,
-        );
+      const seriesKey = { source: series.source, scope: series.scope, timeInterval: source.timeInterval };
+      const { written, recorded } = await ctx.store.transaction(async (tx) => {
+        const written = await upsertUsageMetrics(tx, seriesKey, answer, fetchedAt);
         if (newest > 0) {
           const next: UsageCursor = { lastBucket: newest };
           await writeCursor(tx, 'usage-metrics', scopeKey, next, fetchedAt);
         }
-        return written;
+        // A value set aside is one row of its series: keyed by series, bucket, grouping and value.
+        const recorded = await ctx.recordFindings(tx, answer.findings, {
+          scope: scopeKey,
+          keyPrefix: `${scopeKey}/`,
+          context: { ...seriesKey, aggregateDuration: answer.aggregateDuration },
+        });
+        return { written, recorded };
       });
       ctx.countRows(written);
+      ctx.noteFindings(recorded);
     }
   }
+};
+
+const USAGE_ENDPOINTS = ['apiUsageMetrics', 'primaryNetworkRpcUsageMetrics', 'subnetRpcUsageMetrics'];
+
+/** A usage value set aside, checked again: stored as a row of its series when it passes. */
+const restore: RestoreRecord = async (tx, record, at) => {
+  const endpoint = (
+    USAGE_ENDPOINTS.includes(record.endpoint) ? record.endpoint : 'apiUsageMetrics'
+  ) as Extract<RecordEndpoint, 'apiUsageMetrics'>;
+  const checked = recheckRecord(endpoint, record.raw);
+  if (!checked.ok) return { rejected: checked.rejected };
+  const c = contextOf(record);
+  const series = {
+    source: String(c['source']) as Series['source'],
+    scope: String(c['scope'] ?? ''),
+    timeInterval: String(c['timeInterval'] ?? ''),
+  };
+  const { timestamp, value } = checked.value;
+  const answer = {
+    aggregateDuration: String(c['aggregateDuration'] ?? ''),
+    orgId: '',
+    metrics: [{ timestamp, values: [value] }],
+  };
+  return { stored: await upsertUsageMetrics(tx, series, answer, at) };
 };
 
 export const usageMetricsJob = defineJob({
@@ -127,6 +168,7 @@ export const usageMetricsJob = defineJob({
   configKey: 'usageMetrics',
   table: 'usage_metrics',
   handler: usageMetrics,
+  restore,
   payload: (section) => withoutSchedule(section),
   streams: (section) =>
     section.sources.flatMap((source) =>

@@ -75,12 +75,18 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .argument('<job>', 'job name')
     .option('--no-wait', 'exports: start and poll once instead of waiting for the files')
     .option('--reload <export>', "exports: read that definition's unsupported or failed files again")
-    .action(async (name: string, opts: { wait: boolean; reload?: string }) => {
+    .option(
+      '--retry-rejected',
+      'check the records the job set aside again with this version, and store those that pass (no request to the API)',
+    )
+    .action(async (name: string, opts: { wait: boolean; reload?: string; retryRejected?: boolean }) => {
       const jobs = await jobList();
       const { run, runnableJob, unknownJobMessage } = await import('./commands/run.js');
       // One line (no help after it): the closest name says what to type.
       if (!runnableJob(jobs, name)) throw new UsageError(unknownJobMessage(jobs, name));
       if (opts.reload && name !== 'exports') program.error('error: --reload applies to "run exports" only');
+      if (opts.reload && opts.retryRejected)
+        program.error('error: --reload and --retry-rejected are two runs: one at a time');
       await run(await load(program.opts()), jobs, name, opts);
     });
 

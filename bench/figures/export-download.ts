@@ -269,6 +269,8 @@ async function rawLoad(sqlite: Database.Database, source: string): Promise<void>
             r[ct!] || null,
             r[mh!] || null,
             r[mn!] || null,
+            // addresses, amount, asset id, extra: none in an EVM file of the simulator's columns.
+            null,
             null,
             null,
             null,

@@ -31,6 +31,7 @@ const noop: Job = {
   configKey: 'supply',
   scheduled: false,
   table: undefined,
+  restore: undefined,
   schedule: () => undefined,
   prepare: () => ({ name: 'noop', run: async () => undefined, inProcess: undefined }),
   cost: () => undefined,

@@ -7,6 +7,7 @@ import { createLogger } from '../runtime/logger.js';
 import { createApp } from '../service/app.js';
 import { createLifecycle } from '../service/lifecycle.js';
 import { startService } from '../service/service.js';
+import type { FaultConfig } from '../simulator/faults.js';
 import { type SimulatorHandle, startSimulator } from '../simulator/index.js';
 import type { Store } from '../store/index.js';
 import { formatTable } from '../terminal/text-table.js';
@@ -31,10 +32,31 @@ const queries: { title: string; sql: string }[] = [
           GROUP BY a.address ORDER BY rewards DESC LIMIT 10`,
   },
   {
+    title:
+      'Records set aside (the simulator sent a transaction out of bounds on purpose: the rest of its page was stored; `glacier-collector status` shows them)',
+    sql: 'SELECT job, endpoint, reason, fields, natural_key, times_seen FROM rejected_records ORDER BY job, record_id LIMIT 10',
+  },
+  {
+    title: 'Upstream drift (fields and enum values the OpenAPI does not list, stored as sent)',
+    sql: 'SELECT endpoint, kind, name, times_seen FROM upstream_drift ORDER BY endpoint, kind, name LIMIT 20',
+  },
+  {
     title: 'Job runs',
     sql: 'SELECT job, status, COUNT(*) AS runs, SUM(rows_written) AS rows, SUM(compute_units) AS cu FROM job_runs GROUP BY 1, 2 ORDER BY 1',
   },
 ];
+
+/**
+ * What the demo's simulator does wrong on purpose, once each: the first transactions page holds a
+ * record out of bounds (set aside), the next one drift (fields and an enum value the OpenAPI does
+ * not list, two contract creations); the first rewards page the `stakingType` of the SDK's next release.
+ */
+const DEMO_FAULTS: FaultConfig = {
+  endpoints: {
+    transactions: { plan: [{ kind: 'badRecord' }, { kind: 'drift' }] },
+    rewards: { plan: [{ kind: 'drift' }] },
+  },
+};
 
 export interface DemoOptions {
   /** Every job the collector knows (jobs/index.ts, from the entry point). */
@@ -64,11 +86,19 @@ export async function runDemo(options: DemoOptions): Promise<void> {
     [
       'glacier-collector demo: the whole collector against a local simulator of the Avalanche Data API',
       `(no API key, no network), writing ${options.databasePath}; about ${Math.round(durationMs / 1000)} s, or until Ctrl-C.`,
+      'The simulator sends one transaction out of bounds and a few fields the API does not document, as a',
+      'real API may: the collector sets the first aside and notes the others (status: records set aside, drift).',
     ].join('\n'),
   );
   const lifecycle = createLifecycle();
   // logLimit 0: nothing reads the simulator's logs here, and a demo may be left running for weeks.
-  const sim = await startSimulator({ port: 0, seed: 1, exports: { runningMs: 2_000 }, logLimit: 0 });
+  const sim = await startSimulator({
+    port: 0,
+    seed: 1,
+    exports: { runningMs: 2_000 },
+    logLimit: 0,
+    faults: DEMO_FAULTS,
+  });
   lifecycle.add('simulator', () => sim.close());
   const env = options.env ?? process.env;
   // The export files go beside the database, wherever --database puts it.

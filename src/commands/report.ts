@@ -53,6 +53,8 @@ export async function reportRewards(config: Config, flags: RewardsFlags): Promis
       }
       const warning = report.describeUnpriced(result, { omitPending: chosen.income && !flags.summary });
       if (warning) console.error(warning);
+      const invalid = report.describeInvalid(result);
+      if (invalid) console.error(invalid);
     } finally {
       await store.close();
     }

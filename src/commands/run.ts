@@ -28,7 +28,7 @@ export async function run(
   config: Config,
   jobs: JobList,
   name: string,
-  opts: { wait: boolean; reload?: string | undefined },
+  opts: { wait: boolean; reload?: string | undefined; retryRejected?: boolean | undefined },
 ): Promise<void> {
   const job = runnableJob(jobs, name);
   if (!job) throw new ConfigError(unknownJobMessage(jobs, name));
@@ -53,6 +53,7 @@ export async function run(
           progress: terminal.progress,
           followUps: opts.wait ? 'until-done' : 'once',
           ...(opts.reload && { args: { reload: opts.reload } }),
+          ...(opts.retryRejected && { retryRejected: true }),
         }),
       );
       if (summary.status === 'failed') process.exitCode = 1;

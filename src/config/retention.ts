@@ -39,7 +39,8 @@ const DAY_MS = 86_400_000;
 
 /**
  * Per table, how old a row may get before the maintenance job deletes it; its age is the row's own
- * time (block time, bucket time, snapshot time, run start). Rewards and signatures are never pruned.
+ * time (block time, bucket time, snapshot time, run start, last sight). Rewards and signatures are
+ * never pruned.
  */
 export const retentionSchema = z.strictObject({
   /** By block time. @defaultValue 'forever' */
@@ -52,6 +53,11 @@ export const retentionSchema = z.strictObject({
   supplySnapshots: retention(FOREVER),
   /** By bucket start; each series' newest bucket is kept. @defaultValue 'forever' */
   usageMetrics: retention(FOREVER),
+  /**
+   * Records set aside (rejected_records), by the time they were last seen: a record the upstream
+   * still sends is kept. Each is the only copy of what it holds. @defaultValue 'forever'
+   */
+  rejectedRecords: retention(FOREVER),
 });
 
 export type RetentionConfig = z.output<typeof retentionSchema>;
@@ -67,6 +73,7 @@ export const STARTER_RETENTION: Readonly<Record<keyof RetentionConfig, string>> 
   jobRuns: '90d',
   supplySnapshots: '365d',
   usageMetrics: '365d',
+  rejectedRecords: '365d',
 };
 
 /** The tables `retention` names, by key: what the maintenance job prunes. */
@@ -76,6 +83,7 @@ export const RETAINED_TABLES = {
   jobRuns: 'job_runs',
   supplySnapshots: 'supply_snapshots',
   usageMetrics: 'usage_metrics',
+  rejectedRecords: 'rejected_records',
 } as const satisfies Record<keyof RetentionConfig, string>;
 
 /** How long one bucket of a usage-metrics interval is (a month at its longest). */

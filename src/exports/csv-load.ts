@@ -8,8 +8,16 @@ import { createReadStream } from 'node:fs';
 import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
-import { createExportedTransactionsWriter, type Store } from '../store/index.js';
 import {
+  createExportedTransactionsWriter,
+  NOTHING_RECORDED,
+  type RecordedFindings,
+  type Sql,
+  type Store,
+} from '../store/index.js';
+import type { RejectedRecord } from '../upstream/index.js';
+import {
+  type BuiltRow,
   ExportFileError,
   excerpt,
   planHeader,
@@ -21,6 +29,11 @@ export { ExportFileError, UnsupportedExportFileError } from './csv-columns.js';
 
 /** Rows per transaction: large enough to amortize the commit, small enough not to hold the write lock long. */
 const BATCH_ROWS = 5_000;
+/**
+ * A batch is also written once its rows hold this many bytes, whatever their number: the memory of
+ * a load is bounded by bytes, not rows (rows of a wide file are kilobytes each).
+ */
+export const BATCH_BYTES = 4 * 1024 * 1024;
 
 /** Bytes at the end of `buf` that begin a UTF-8 sequence the next chunk completes. */
 function incompleteTail(buf: Buffer): number {
@@ -97,66 +110,105 @@ export interface LoadOptions {
   onCommit?: (added: number) => void;
   /** Bytes of the file read so far. */
   onProgress?: (bytes: number) => void;
+  /** Writes the rows set aside (a key missing, a value out of bounds) through `tx`, their batch's transaction. */
+  setAside?: (tx: Sql, rejected: RejectedRecord[]) => Promise<RecordedFindings>;
+  /** Told what each committed batch set aside for the first time. */
+  onSetAside?: (recorded: RecordedFindings) => void;
 }
 
 /**
  * Loads one downloaded file. Each batch commits on its own (other jobs keep writing meanwhile); the
  * last batch and the file's `rows_loaded`/`loaded_at`/`load_status` commit together. A re-load
  * (after a crash half-way) adds only the rows not yet in: the natural key skips the others.
- * Throws UnsupportedExportFileError when the header has no usable key (nothing is read past it),
- * ExportFileError when the file is broken (bytes, CSV or a row without its key), each naming the
- * file. An empty file (0 bytes) has no rows: it loads as 0 rows.
+ * A row without its key or with a value out of bounds is set aside with its batch (`setAside`), the
+ * rest of the file loads. Records end at `\r\n`, `\n` or `\r`, mixed as they come.
+ * Throws UnsupportedExportFileError when the header has no usable key or too many columns it
+ * cannot place (nothing is read past it), ExportFileError when the file is broken (bytes, CSV, a
+ * row of another width than the header), each naming the file. An empty file (0 bytes) has no
+ * rows: it loads as 0 rows.
  */
 export async function loadExportFile(
   store: Store,
   file: { path: string; operationId: string; exportName: string; operationType: string },
   options: LoadOptions,
-): Promise<{ rows: number; added: number }> {
-  const writer = createExportedTransactionsWriter(store);
+): Promise<{ rows: number; added: number; setAside: number }> {
+  const writer = createExportedTransactionsWriter();
   // The record length of the header row is enforced on every row (relax_column_count off): a row
   // cut short, or with a cell too many, is CSV_RECORD_INCONSISTENT_FIELDS_LENGTH.
-  const parser = parse({ bom: true, skip_empty_lines: true, max_record_size: 1024 * 1024 });
-  let build: ((record: readonly string[], line: number) => unknown[]) | undefined;
+  const parser = parse({
+    bom: true,
+    skip_empty_lines: true,
+    max_record_size: 1024 * 1024,
+    // Any of the three line endings, per record: a file whose header ends in CRLF and rows in LF
+    // (or the reverse) is read, and no `\r` is left in a last cell.
+    record_delimiter: ['\r\n', '\n', '\r'],
+  });
+  let build: ((record: readonly string[], line: number) => BuiltRow) | undefined;
   let batch: unknown[][] = [];
+  let rejected: RejectedRecord[] = [];
+  let batchBytes = 0;
   let rows = 0;
   let added = 0;
+  let setAside = 0;
   let bytes = 0;
-  const commit = (n: number) => {
-    added += n;
-    options.onCommit?.(n);
-    options.onProgress?.(bytes);
-  };
+  const write = (full: unknown[][], aside: RejectedRecord[], last: boolean) =>
+    store
+      .transaction(async (tx) => {
+        const n = await writer.insert(tx, full);
+        const recorded =
+          aside.length > 0 ? ((await options.setAside?.(tx, aside)) ?? NOTHING_RECORDED) : NOTHING_RECORDED;
+        if (last) {
+          await writer.markLoaded(tx, {
+            operationId: file.operationId,
+            rowsLoaded: rows,
+            loadedAt: options.at(),
+          });
+        }
+        return { n, recorded };
+      })
+      .then(({ n, recorded }) => {
+        added += n;
+        setAside += aside.length;
+        options.onCommit?.(n);
+        options.onSetAside?.(recorded);
+        options.onProgress?.(bytes);
+      });
   const failed = (done: (err?: Error | null) => void) => (err: unknown) =>
     done(err instanceof Error ? err : new Error(String(err)));
   // A full batch is written before the next record is taken (the parser waits meanwhile); the
-  // records in between stay synchronous, the hot path of a multi-GiB file.
+  // records in between stay synchronous, the hot path of a multi-GiB file. Few records wait in
+  // the sink's buffer: a record may be a megabyte.
   const sink = new Writable({
     objectMode: true,
-    highWaterMark: 1024,
+    highWaterMark: 16,
     write(record: string[], _enc, done) {
       try {
         if (!build) {
           build = rowBuilder(planHeader(record, file.operationType), file);
           return done();
         }
-        batch.push(build(record, parser.info.lines));
+        const built = build(record, parser.info.lines);
         rows++;
-        if (batch.length < BATCH_ROWS) return done();
+        if ('rejected' in built) {
+          rejected.push(built.rejected);
+          batchBytes += 1024;
+        } else {
+          batch.push(built.row);
+          batchBytes += built.bytes;
+        }
+        if (batch.length + rejected.length < BATCH_ROWS && batchBytes < BATCH_BYTES) return done();
         const full = batch;
+        const aside = rejected;
         batch = [];
-        writer
-          .insert(full)
-          .then(commit)
-          .then(() => done(), failed(done));
+        rejected = [];
+        batchBytes = 0;
+        write(full, aside, false).then(() => done(), failed(done));
       } catch (err) {
         failed(done)(err);
       }
     },
     final(done) {
-      writer
-        .finish(batch, { operationId: file.operationId, rowsLoaded: rows, loadedAt: options.at() })
-        .then(commit)
-        .then(() => done(), failed(done));
+      write(batch, rejected, true).then(() => done(), failed(done));
     },
   });
   try {
@@ -178,5 +230,45 @@ export async function loadExportFile(
     if (err instanceof CsvError) throw new ExportFileError(named(parseFailure(err)), { cause: err });
     throw err;
   }
-  return { rows, added };
+  return { rows, added, setAside };
+}
+
+/**
+ * A row set aside from an export file, checked again (`run exports --retry-rejected`): its cells
+ * by header name are planned and built as the loader does today; a row that passes is inserted
+ * through `tx`. Returns the rows added, or why it still fails.
+ */
+export async function restoreExportRow(
+  tx: Sql,
+  text: string,
+  fixed: { exportName: string; operationId: string; operationType: string },
+): Promise<{ stored: number } | { rejected: RejectedRecord }> {
+  const fail = (problems: string): { rejected: RejectedRecord } => ({
+    rejected: { raw: text, reason: 'schema', fields: ['(record)'], problems, key: undefined },
+  });
+  let cells: unknown;
+  try {
+    cells = JSON.parse(text);
+  } catch {
+    return fail('(record): not JSON');
+  }
+  if (cells === null || typeof cells !== 'object' || Array.isArray(cells))
+    return fail('(record): not an object');
+  const entries = Object.entries(cells as Record<string, unknown>);
+  let plan: ReturnType<typeof planHeader>;
+  try {
+    plan = planHeader(
+      entries.map(([name]) => name),
+      fixed.operationType,
+    );
+  } catch (err) {
+    if (err instanceof UnsupportedExportFileError) return fail(`(header): ${err.message}`);
+    throw err;
+  }
+  const built = rowBuilder(plan, fixed)(
+    entries.map(([, value]) => (typeof value === 'string' ? value : String(value ?? ''))),
+    0,
+  );
+  if ('rejected' in built) return { rejected: built.rejected };
+  return { stored: await createExportedTransactionsWriter().insert(tx, [built.row]) };
 }

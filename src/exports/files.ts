@@ -9,11 +9,14 @@ import { type JobContext, JobFailedError, scrubSecrets } from '../kernel/index.j
 import {
   type ExportFileRow,
   type ExportOperationRow,
+  endExportLoad,
+  failRunIfRunning,
   getExportFile,
   markExportFileBroken,
   markExportFileUnsupported,
   recordExportDownloadFailure,
   recordExportFile,
+  startExportLoad,
 } from '../store/index.js';
 import { apiAddressClasses, createDownloadGuard, DownloadRefusedError } from './address-guard.js';
 import { ExportFileError, loadExportFile, UnsupportedExportFileError } from './csv-load.js';
@@ -102,9 +105,11 @@ async function ensureDownloaded(
 
 /**
  * Downloads the file if needed, then loads it unless its load is over. A file whose header has no
- * usable key is marked `unsupported` (kept, recorded, not read again: the window is done). A
- * broken copy is deleted and downloaded again at once, `downloadAttempts` copies in all, then the
- * file is marked `failed`. Either outcome fails the run that reaches it, once, without a retry.
+ * usable key (or too many columns it cannot place) is marked `unsupported` (kept, recorded, not
+ * read again: the window is done). A broken copy is deleted and downloaded again at once,
+ * `downloadAttempts` copies in all, then the file is marked `failed`; so is a file whose load was
+ * started `downloadAttempts` times by processes that died in it (out of memory), each of whose runs
+ * is recorded interrupted. Each outcome fails the run that reaches it, once, without a retry.
  * Returns the load status of a file whose load is over (`loaded`, or judged before).
  */
 export async function ensureLoaded(
@@ -115,6 +120,27 @@ export async function ensureLoaded(
   for (;;) {
     const file = await ensureDownloaded(ctx, s, row);
     if (file.loadStatus !== 'pending') return file.loadStatus;
+    const start = await startExportLoad(ctx.store, row.operationId, ctx.runId, s.downloadAttempts);
+    if (start.interruptedRun !== null && start.interruptedRun !== ctx.runId) {
+      const marked = await failRunIfRunning(
+        ctx.store,
+        start.interruptedRun,
+        iso(ctx),
+        `interrupted: the process died while loading the export file of ${describeOperation(row)} (out of memory?)`,
+      );
+      if (marked > 0)
+        ctx.log.warn(
+          { runId: start.interruptedRun },
+          'run that died loading an export file marked interrupted',
+        );
+    }
+    if (start.failed) {
+      ctx.countRows(1);
+      throw new JobFailedError(
+        `${describeOperation(row)}: its load was started ${start.starts} times and the process died in it each time (downloadAttempts ${s.downloadAttempts}): given up until \`run exports --reload ${row.exportName}\``,
+        { unrecoverable: true },
+      );
+    }
     const outcome = await loadOnce(ctx, row, file);
     if (outcome === 'loaded') return outcome;
     if (outcome instanceof UnsupportedExportFileError) {
@@ -156,7 +182,7 @@ async function loadOnce(
 ): Promise<'loaded' | ExportFileError | UnsupportedExportFileError> {
   const task = `load ${row.exportName} ${row.firstDate}`;
   try {
-    const { rows, added } = await loadExportFile(
+    const { rows, added, setAside } = await loadExportFile(
       ctx.store,
       {
         path: file.path,
@@ -169,12 +195,32 @@ async function loadOnce(
         at: () => iso(ctx),
         onCommit: (n) => ctx.countRows(n),
         onProgress: (bytes) => ctx.progress.update(task, bytes, file.sizeBytes, 'bytes'),
+        // A row that fails is set aside under the exports job (whichever run loads the file).
+        setAside: (tx, rejected) =>
+          ctx.recordFindings(
+            tx,
+            { endpoint: 'exportFile', rejected, drift: [] },
+            {
+              job: 'exports',
+              scope: row.exportName,
+              context: {
+                exportName: row.exportName,
+                operationId: row.operationId,
+                operationType: row.operationType,
+              },
+            },
+          ),
+        onSetAside: ctx.noteFindings,
       },
     );
-    ctx.log.info({ operationId: row.operationId, rows, added }, 'export loaded');
+    ctx.log.info({ operationId: row.operationId, rows, added, setAside }, 'export loaded');
     return 'loaded';
   } catch (err) {
-    if (ctx.signal.aborted) throw err;
+    // Shut down mid-load: not a crash, its start does not count against the file.
+    if (ctx.signal.aborted) {
+      await endExportLoad(ctx.store, row.operationId).catch(() => undefined);
+      throw err;
+    }
     if (err instanceof ExportFileError || err instanceof UnsupportedExportFileError) return err;
     throw err;
   } finally {

@@ -30,6 +30,7 @@ import {
   isUnrecoverable,
   type Operation,
   UpstreamHttpError,
+  type WithFindings,
 } from '../upstream/index.js';
 import { ensureLoaded } from './files.js';
 import { describeOperation, type ExportsSettings, iso } from './operation.js';
@@ -125,7 +126,10 @@ export async function startExport(
   }
   let created: ExportOperationRow;
   try {
-    const op = scrubbed(ctx, await ctx.client.createTransactionExport(req.body, { signal: ctx.signal }));
+    const op = scrubbed(
+      ctx,
+      await noteDrift(ctx, await ctx.client.createTransactionExport(req.body, { signal: ctx.signal })),
+    );
     created = await recordExportOperation(
       ctx.store,
       { ...key, attempt: decision.claim, request: req.body, followUpOf: req.followUpOf ?? undefined },
@@ -209,7 +213,10 @@ export async function advanceExport(
     }
     let op: Awaited<ReturnType<JobContext['client']['getOperation']>>;
     try {
-      op = scrubbed(ctx, await ctx.client.getOperation(operationId, { signal: ctx.signal }));
+      op = scrubbed(
+        ctx,
+        await noteDrift(ctx, await ctx.client.getOperation(operationId, { signal: ctx.signal })),
+      );
     } catch (err) {
       if (err instanceof UpstreamHttpError && err.status === 404) {
         throw failureOf(await giveUp(ctx, row, 'unknown to the API (404)'), s, err);
@@ -233,6 +240,16 @@ export async function advanceExport(
     return continueTruncated(ctx, s, row);
   }
   return [];
+}
+
+/** An operation answer's drift (fields and enum values the OpenAPI does not list), recorded and logged once. */
+async function noteDrift(ctx: JobContext, op: WithFindings<Operation>): Promise<Operation> {
+  const { findings, ...operation } = op;
+  if (findings) {
+    const where = { job: 'exports', scope: 'operations', context: {} };
+    ctx.noteFindings(await ctx.store.transaction((tx) => ctx.recordFindings(tx, findings, where)));
+  }
+  return operation;
 }
 
 /** An operation whose message (upstream text, stored and logged) holds no secret. */

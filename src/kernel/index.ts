@@ -9,5 +9,6 @@ export {
   failureReason,
   givesUp,
 } from './outcome.js';
+export { type RetryRejectedResult, retryRejectedRecords } from './retry-rejected.js';
 export { describeError, type RunDeps, type RunRequest, type RunSummary, runHandler, runJob } from './run.js';
 export { scrubSecrets } from './secrets.js';

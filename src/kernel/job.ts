@@ -6,12 +6,41 @@
 import type { Config, JobsConfig } from '../config/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
-import type { Store } from '../store/index.js';
+import type { FindingsSource, RecordedFindings, RejectedRecordRow, Sql, Store } from '../store/index.js';
 import type { EndpointName } from '../upstream/endpoints.js';
-import type { DataApiClient } from '../upstream/index.js';
+import type { DataApiClient, Findings, RejectedRecord } from '../upstream/index.js';
+
+/**
+ * Where a page's findings came from, as a handler says it (the kernel adds the time and the scrub,
+ * and the job: the run's own, unless the data belongs to another, as an export file's rows found by
+ * an `export-poll` run belong to `exports`).
+ */
+export type FindingsWhere = Pick<FindingsSource, 'scope' | 'keyPrefix' | 'context'> & { job?: string };
+
+/**
+ * What a job does with a record it set aside when `run <job> --retry-rejected` checks it again:
+ * the record's rows written (it passed today's checks and was stored through `tx`), or why it still
+ * fails. The record's `context` says what storing it needs (its network, its series...).
+ */
+export type RestoreOutcome = { stored: number } | { rejected: RejectedRecord };
+export type RestoreRecord = (tx: Sql, record: RejectedRecordRow, at: string) => Promise<RestoreOutcome>;
+
+/** A record's `context` (the collector's own JSON) as an object; empty if it is not one. */
+export function contextOf(record: Pick<RejectedRecordRow, 'context'>): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(record.context);
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
+}
 
 /** What a job handler gets: the real instances, built once by the entry point. */
 export interface JobContext {
+  /** The run's `job_runs` id (what a load in progress names, so that a crash in it is told). */
+  runId?: number | undefined;
   client: DataApiClient;
   store: Store;
   log: Logger;
@@ -29,6 +58,17 @@ export interface JobContext {
    * right after each commit, as `countRows`: a run cut short still records what it deleted.
    */
   countRemoved(table: string, n: number): void;
+  /**
+   * Writes what the checks of an answer found (records set aside, drift) through `tx`, the
+   * transaction of the page they came with (nothing when `findings` is undefined). Call
+   * `noteFindings` with the result once that transaction committed.
+   */
+  recordFindings(tx: Sql, findings: Findings | undefined, where: FindingsWhere): Promise<RecordedFindings>;
+  /**
+   * One log line per record set aside and per drift name seen for the first time (never per
+   * sighting), and the run's count of records set aside (`glacier_records_rejected_total`).
+   */
+  noteFindings(recorded: RecordedFindings): void;
   /** Progress of long work (a backfill, a download), for a terminal; a no-op elsewhere. */
   progress: ProgressSink;
   /** What must never be stored or logged (the API key…): upstream text a handler stores goes through scrubSecrets. */
@@ -158,6 +198,8 @@ export interface Job {
   readonly scheduled: boolean;
   /** The table its runs' `rows_written` grow (`status`'s growth per day, `plan`'s rows per day). */
   readonly table: string | undefined;
+  /** How it stores a record it set aside once it passes (`run <job> --retry-rejected`); none: it sets none aside. */
+  readonly restore: RestoreRecord | undefined;
   /** The section's schedule settings, when the job is configured. */
   schedule(config: Config): { schedule: string; enabled: boolean; runOnStart: boolean } | undefined;
   /** The job bound to a config and job data; undefined when its section is absent. */
@@ -188,6 +230,8 @@ export interface JobSpec<K extends keyof JobsConfig, P> {
   scheduled?: boolean;
   /** The table its runs' `rows_written` grow, if one. */
   table?: string;
+  /** How it stores a record it set aside, checked again (`run <job> --retry-rejected`). */
+  restore?: RestoreRecord;
   /** Its streams and their cursors' scopes, for a job that keeps cursors (`reset`). */
   streams?: (section: Section<K>) => Stream[];
 }
@@ -200,6 +244,7 @@ export function defineJob<K extends keyof JobsConfig, P>(spec: JobSpec<K, P>): J
     configKey: spec.configKey,
     scheduled: spec.scheduled ?? true,
     table: spec.table,
+    restore: spec.restore,
     schedule(config) {
       const section = sectionOf(config);
       if (!section) return undefined;

@@ -7,8 +7,16 @@
 import type { Config } from '../config/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
-import { failAbandonedRuns, finishJobRun, type Store, startJobRun } from '../store/index.js';
-import { createMeter, type DataApiClient } from '../upstream/index.js';
+import {
+  failAbandonedRuns,
+  finishJobRun,
+  NOTHING_RECORDED,
+  type RecordedFindings,
+  recordFindings,
+  type Store,
+  startJobRun,
+} from '../store/index.js';
+import { createMeter, type DataApiClient, type RejectReason } from '../upstream/index.js';
 import { type FollowUps, runFollowUps } from './follow-ups.js';
 import {
   type Continuation,
@@ -23,6 +31,7 @@ import {
   silentProgress,
 } from './job.js';
 import { classifyFailure, type Failure } from './outcome.js';
+import { retryRejectedRecords } from './retry-rejected.js';
 import { scrubSecrets } from './secrets.js';
 
 /** The instances a run needs, built once by the entry point (src/service/app.ts). */
@@ -49,6 +58,8 @@ export interface RunSummary {
   rowsRemoved: Record<string, number>;
   requests: number;
   computeUnits: number;
+  /** Records the run set aside for the first time, per reason (not those seen again). */
+  rejected: Partial<Record<RejectReason, number>>;
   durationMs: number;
   error?: Error | undefined;
   /** The error and its causes as one line, secrets scrubbed: what job_runs and the queue keep. */
@@ -74,6 +85,11 @@ export interface RunRequest {
   /** The job list continuations are looked up in (with `followUps`). */
   jobs?: JobList;
   /**
+   * `run <job> --retry-rejected`: instead of the handler, the job's records set aside are checked
+   * again and those that pass stored (retry-rejected.ts); no request to the API.
+   */
+  retryRejected?: boolean;
+  /**
    * The queue handed this run over from a worker that stopped (killed, host gone): that worker's
    * run of the same scope is marked failed ("interrupted") before this one starts.
    */
@@ -88,6 +104,33 @@ export async function runJob(job: Job, deps: RunDeps, request: RunRequest): Prom
   if (request.takenOverBy) await markInterrupted(job.name, scope, request.takenOverBy, deps);
 
   let run: (payload: undefined, ctx: JobContext) => Promise<unknown> = (_, ctx) => prepared.run(ctx);
+  if (request.retryRejected) {
+    const restore = job.restore;
+    if (!restore) {
+      const error = new JobFailedError(`${job.name} sets no records aside: nothing to retry`, {
+        unrecoverable: true,
+      });
+      return {
+        ...notConfigured(job, scope),
+        error,
+        errorMessage: error.message,
+        failure: classifyFailure(error),
+      };
+    }
+    return runHandler(
+      job.name,
+      async (_: undefined, ctx: JobContext) => {
+        await retryRejectedRecords(job.name, restore, ctx);
+      },
+      undefined,
+      deps,
+      {
+        scope: request.scope ?? 'retry-rejected',
+        ...(request.signal && { signal: request.signal }),
+        ...(request.progress && { progress: request.progress }),
+      },
+    );
+  }
   if (request.followUps) {
     const { config, jobs = [] } = request;
     const followUps: FollowUps = {
@@ -129,6 +172,8 @@ export async function runHandler<P>(
   let runId: number | undefined;
   let rowsWritten = 0;
   const rowsRemoved: Record<string, number> = {};
+  const rejected: Partial<Record<RejectReason, number>> = {};
+  const scrub = (text: string) => scrubSecrets(text, deps.secrets ?? []);
   let continuations: Continuation[] = [];
   let error: Error | undefined;
   try {
@@ -141,6 +186,7 @@ export async function runHandler<P>(
     log = log.child({ runId });
     const signal = options.signal ?? new AbortController().signal;
     const ctx: JobContext = {
+      runId,
       client: deps.client.scoped({ meter, signal }),
       store: deps.store,
       log,
@@ -153,6 +199,16 @@ export async function runHandler<P>(
         rowsWritten += n;
         rowsRemoved[table] = (rowsRemoved[table] ?? 0) + n;
       },
+      recordFindings: (tx, findings, where) =>
+        findings
+          ? recordFindings(tx, findings, {
+              ...where,
+              job: where.job ?? job,
+              at: new Date(deps.clock.now()).toISOString(),
+              scrub,
+            })
+          : Promise.resolve(NOTHING_RECORDED),
+      noteFindings: (recorded) => noteFindings(log, recorded, rejected),
       progress: options.progress ?? silentProgress,
       secrets: deps.secrets ?? [],
     };
@@ -193,6 +249,7 @@ export async function runHandler<P>(
     rowsRemoved,
     requests: usage.requests,
     computeUnits: usage.computeUnits,
+    rejected,
     durationMs: finished - started,
     error,
     errorMessage: message,
@@ -210,11 +267,45 @@ export async function runHandler<P>(
     ...(Object.keys(rowsRemoved).length > 0 && { rowsRemoved }),
     requests: usage.requests,
     computeUnits: usage.computeUnits,
+    ...(Object.keys(rejected).length > 0 && { setAside: rejected }),
     durationMs: summary.durationMs,
   };
   if (error) log.error({ ...line, err: message }, 'job run failed');
   else log.info(line, 'job run');
   return summary;
+}
+
+/**
+ * The log lines of what a committed page set aside or saw for the first time (upstream text in them
+ * is bounded and escaped by the checks), and the run's count per reason.
+ */
+function noteFindings(
+  log: Logger,
+  recorded: RecordedFindings,
+  counts: Partial<Record<RejectReason, number>>,
+): void {
+  for (const r of recorded.newRecords) {
+    counts[r.reason] = (counts[r.reason] ?? 0) + 1;
+    log.warn(
+      {
+        recordId: r.recordId,
+        endpoint: r.endpoint,
+        scope: r.scope,
+        reason: r.reason,
+        fields: r.fields,
+        problems: r.problems,
+      },
+      'record set aside: it failed its schema or a bound; the rest of its page was stored (rejected_records)',
+    );
+  }
+  for (const d of recorded.newDrift) {
+    log.warn(
+      { endpoint: d.endpoint, kind: d.kind, name: d.name },
+      d.kind === 'field'
+        ? 'the upstream sent a field the OpenAPI does not list (stored as sent; upstream_drift)'
+        : 'the upstream sent an enum value the OpenAPI does not list (stored as sent; upstream_drift)',
+    );
+  }
 }
 
 /** A job whose config section is absent: nothing runs, nothing is recorded, and retrying cannot help. */
@@ -229,6 +320,7 @@ function notConfigured(job: Job, scope: string): RunSummary {
     rowsRemoved: {},
     requests: 0,
     computeUnits: 0,
+    rejected: {},
     durationMs: 0,
     error,
     errorMessage: error.message,

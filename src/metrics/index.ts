@@ -17,6 +17,7 @@ import type { AttemptEvent } from '../upstream/index.js';
 import { DEFAULT_SERIES_CAP } from './cap.js';
 import { defineExportsCollector } from './collectors/exports.js';
 import { configuredJobs, defineJobsCollector } from './collectors/jobs.js';
+import { defineRecordsCollector } from './collectors/records.js';
 import { defineRewardsCollector } from './collectors/rewards.js';
 import {
   type BudgetReading,
@@ -115,6 +116,11 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   // Read only: the export handlers keep export_summaries current (jobs/exports.ts).
   defineExportsCollector(scrape, store);
   defineJobsCollector(scrape, store, config, jobs);
+  defineRecordsCollector(
+    scrape,
+    store,
+    jobs.filter((j) => j.restore && j.schedule(config)).map((j) => j.name),
+  );
   const readers: ServiceReaders = {};
   defineServiceCollectors(scrape, config.budget, readers);
 

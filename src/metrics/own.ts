@@ -6,7 +6,7 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { RETAINED_TABLES } from '../config/index.js';
 import type { RunSummary } from '../kernel/index.js';
-import { type AttemptEvent, endpointNames, endpoints } from '../upstream/index.js';
+import { type AttemptEvent, endpointNames, endpoints, REJECT_REASONS } from '../upstream/index.js';
 
 export const OUTCOMES = ['succeeded', 'failed'] as const;
 
@@ -48,6 +48,12 @@ export function createOwnMetrics(registry: Registry, jobs: readonly string[]): O
     name: 'glacier_rows_pruned_total',
     help: 'Rows the maintenance runs of this process deleted by retention, per table.',
     labelNames: ['table'],
+    registers,
+  });
+  const rejected = new Counter({
+    name: 'glacier_records_rejected_total',
+    help: 'Upstream records the job runs of this process set aside (rejected_records), each counted once, per job and reason (schema, bounds).',
+    labelNames: ['job_name', 'reason'],
     registers,
   });
   const skipped = new Counter({
@@ -92,6 +98,7 @@ export function createOwnMetrics(registry: Registry, jobs: readonly string[]): O
     for (const outcome of OUTCOMES) runs.inc({ job_name: job, outcome }, 0);
     rows.inc({ job_name: job }, 0);
     skipped.inc({ job_name: job }, 0);
+    for (const reason of REJECT_REASONS) rejected.inc({ job_name: job, reason }, 0);
   }
   for (const table of Object.values(RETAINED_TABLES)) pruned.inc({ table }, 0);
   for (const endpoint of endpointNames) {
@@ -106,6 +113,7 @@ export function createOwnMetrics(registry: Registry, jobs: readonly string[]): O
       if (s.status === 'failed') failures.inc({ job_name: s.job, reason: s.failure?.reason ?? 'other' });
       rows.inc({ job_name: s.job }, s.rowsWritten);
       for (const [table, n] of Object.entries(s.rowsRemoved)) pruned.inc({ table }, n);
+      for (const [reason, n] of Object.entries(s.rejected)) rejected.inc({ job_name: s.job, reason }, n);
     },
     observeAttempt(e) {
       const endpoint = e.endpoint;

@@ -1,6 +1,7 @@
 import { historyMs } from '../config/durations.js';
 import type { Config } from '../config/index.js';
 import { readCron } from '../queue/schedule.js';
+import { isoOfMs, isoOfSeconds } from '../runtime/clock.js';
 import { readCursor, type Store } from '../store/index.js';
 import { backfillComplete, type NewestFirstCursor } from '../sync/newest-first.js';
 import { rewardStreams } from '../sync/reward-streams.js';
@@ -107,6 +108,8 @@ export function pagesLeftOf(
   const span = progress.newestSec - progress.oldestSec;
   if (span <= 0 || progress.items === 0) return undefined;
   const left = (progress.items / span) * Math.max(0, progress.oldestSec - historyStartSec);
+  // A cursor holding no usable time (written by an earlier version from a hostile answer).
+  if (!Number.isFinite(left)) return undefined;
   // Not complete: at least the page that finds the end.
   return Math.max(1, Math.ceil(left / pageSize));
 }
@@ -155,7 +158,7 @@ export function estimateBackfill(
     scheduleSeconds: Math.ceil(schedule),
     seconds: Math.ceil(seconds),
     limitedBy: pagesLeft === 0 ? 'nothing left' : schedule > budget ? 'schedule' : 'budget',
-    finishesAt: pagesLeft === 0 ? null : new Date(o.nowMs + Math.ceil(seconds) * 1000).toISOString(),
+    finishesAt: pagesLeft === 0 ? null : isoOfMs(o.nowMs + Math.ceil(seconds) * 1000),
   };
 }
 
@@ -193,7 +196,7 @@ export async function collectRewardsBackfill(
       complete,
       pages: p?.pages ?? 0,
       rewards: p?.items ?? 0,
-      oldestReward: p?.oldest ? new Date(p.oldest.ts * 1000).toISOString() : null,
+      oldestReward: p?.oldest ? isoOfSeconds(p.oldest.ts) : null,
       pagesLeft: complete
         ? 0
         : (estimated ??

@@ -1,5 +1,7 @@
 import Big from 'big.js';
 import type { RewardsJobConfig } from '../config/index.js';
+import { excerpt } from '../escape/excerpt.js';
+import { forTerminal } from '../escape/terminal.js';
 import {
   bareAddress,
   hasRewardsFor,
@@ -81,12 +83,22 @@ export interface RewardsTotals {
   value: string;
 }
 
+/** A stored reward the report cannot compute with (a value an earlier version or a hostile upstream left). */
+export interface InvalidReward {
+  utxoId: string;
+  rewardTxHash: string;
+  /** What is wrong, with the stored value (escaped when printed). */
+  reason: string;
+}
+
 export interface RewardsReport {
   network: string;
   currency: string;
   from: string;
   to: string;
   rows: RewardsReportRow[];
+  /** Rewards of the range left out of `rows` and the totals: their stored values are invalid. */
+  invalid: InvalidReward[];
   months: { month: string; totals: RewardsTotals }[];
   total: RewardsTotals;
 }
@@ -189,37 +201,93 @@ export async function buildRewardsReport(
   const subjects = await pickSubjects(store, network, request.addresses, job);
   // Both days are whole UTC days: [from 00:00, to + 1 day 00:00).
   const rewards = await listPricedRewards(store, network, currency, fromMs / 1000, (toMs + DAY_MS) / 1000);
+  const invalid: InvalidReward[] = [];
   const rows = rewards
     .filter((r) => !subjects || subjects.has(r.nodeId) || r.addresses.some((a) => subjects.has(a)))
-    .map((r): RewardsReportRow => {
+    .flatMap((r): RewardsReportRow[] => {
+      const problem = invalidReward(r);
+      if (problem) {
+        invalid.push({ utxoId: r.utxoId, rewardTxHash: r.rewardTxHash, reason: problem });
+        return [];
+      }
       const amount = new Big(`${r.amount}e-${r.assetDenomination}`);
       const readAt = Date.parse(r.lastSeenAt) / 1000;
-      return {
-        date: new Date(r.endTimestamp * 1000).toISOString().slice(0, 10),
-        endTimestamp: r.endTimestamp,
-        address: collectedFor(r, job),
-        nodeId: r.nodeId,
-        rewardType: r.rewardType,
-        amount: amount.toFixed(r.assetDenomination),
-        price: r.price ?? undefined,
-        currency,
-        value: r.price === null ? undefined : amount.times(r.price).round(2, Big.roundHalfEven).toFixed(2),
-        priceStatus:
-          r.price !== null
-            ? 'priced'
-            : readAt < r.endTimestamp + PRICE_DELAY_SECONDS
-              ? 'pending'
-              : 'unpriced',
-        utxoId: r.utxoId,
-        rewardTxHash: r.rewardTxHash,
-        outputIndex: r.outputIndex,
-      };
+      return [
+        {
+          date: new Date(r.endTimestamp * 1000).toISOString().slice(0, 10),
+          endTimestamp: r.endTimestamp,
+          address: collectedFor(r, job),
+          nodeId: r.nodeId,
+          rewardType: r.rewardType,
+          amount: amount.toFixed(r.assetDenomination),
+          price: r.price ?? undefined,
+          currency,
+          value: r.price === null ? undefined : amount.times(r.price).round(2, Big.roundHalfEven).toFixed(2),
+          priceStatus:
+            r.price !== null
+              ? 'priced'
+              : readAt < r.endTimestamp + PRICE_DELAY_SECONDS
+                ? 'pending'
+                : 'unpriced',
+          utxoId: r.utxoId,
+          rewardTxHash: r.rewardTxHash,
+          outputIndex: r.outputIndex,
+        },
+      ];
     });
   const months = [...new Set(rows.map((r) => r.date.slice(0, 7)))].map((month) => ({
     month,
     totals: totalsOf(rows.filter((r) => r.date.startsWith(month))),
   }));
-  return { network, currency, from: request.from, to: request.to, rows, months, total: totalsOf(rows) };
+  return {
+    network,
+    currency,
+    from: request.from,
+    to: request.to,
+    rows,
+    invalid,
+    months,
+    total: totalsOf(rows),
+  };
+}
+
+/** The report computes with these; a reward stored with other values is left out and named. */
+const AMOUNT = /^\d{1,78}$/;
+const PRICE = /^\d{1,100}(\.\d{1,100})?$/;
+
+/** Why a stored reward cannot be reported, or undefined when it can. */
+function invalidReward(r: PricedReward): string | undefined {
+  const d = Number(r.assetDenomination);
+  if (!Number.isInteger(d) || d < 0 || d > 30)
+    return `denomination ${String(r.assetDenomination)} is not an integer 0..30`;
+  if (!AMOUNT.test(String(r.amount)))
+    return `amount ${excerpt(String(r.amount), 40)} is not a decimal integer of at most 78 digits`;
+  if (r.price !== null && !PRICE.test(String(r.price)))
+    return `price ${excerpt(String(r.price), 40)} is not a decimal number`;
+  const end = Number(r.endTimestamp);
+  if (!Number.isSafeInteger(end) || Number.isNaN(new Date(end * 1000).getTime())) {
+    return `end time ${String(r.endTimestamp)} is no time`;
+  }
+  return undefined;
+}
+
+/**
+ * The standard-error lines about rewards of the range left out because a stored value is invalid,
+ * or undefined when there are none.
+ */
+export function describeInvalid(report: RewardsReport, limit = 20): string | undefined {
+  if (report.invalid.length === 0) return undefined;
+  const listed = report.invalid
+    .slice(0, limit)
+    .map(
+      (r) =>
+        `  utxo ${forTerminal(r.utxoId)} (paid by ${forTerminal(r.rewardTxHash)}): ${forTerminal(r.reason)}`,
+    );
+  if (report.invalid.length > limit) listed.push(`  … and ${report.invalid.length - limit} more`);
+  return [
+    `warning: ${report.invalid.length} reward(s) of the range left out of this report and its totals: a stored value is invalid (set aside by later versions; see docs/operations.md, "A record was set aside").`,
+    ...listed,
+  ].join('\n');
 }
 
 function listRewards(rows: readonly RewardsReportRow[], limit: number): string[] {

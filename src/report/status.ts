@@ -5,16 +5,20 @@ import type { JobList } from '../kernel/index.js';
 import type { ServiceProbe } from '../queue/probe.js';
 import { readCron } from '../queue/schedule.js';
 import {
+  type DriftRow,
   listLastSuccesses,
   listLatestJobRuns,
   listUnfinishedExports,
+  readDrift,
+  readSetAsideSummaries,
+  type SetAsideSummary,
   type Store,
   sumComputeUnitsSince,
 } from '../store/index.js';
 import { formatTable } from '../terminal/text-table.js';
 
 import { collectRewardsBackfill, type RewardsBackfill } from './backfill.js';
-import { collectStorage, formatStorage, type TableStatus } from './storage.js';
+import { collectStorage, formatStorage, shownTime, type TableStatus } from './storage.js';
 
 /**
  * `glacier-collector status`: what an operator checks first. Everything comes from the database
@@ -68,6 +72,13 @@ export interface Status {
   }[];
   /** The rewards job's first backfill per batch, and the time it should take still; absent without the job. */
   rewardsBackfill?: RewardsBackfill | undefined;
+  /**
+   * Per job, the upstream records set aside (rejected_records): how many, per reason, and the
+   * newest (its reason, failing fields and problems; `raw` left out). Empty when none is.
+   */
+  recordsSetAside: (Omit<SetAsideSummary, 'newest'> & { newest: Omit<SetAsideSummary['newest'], 'raw'> })[];
+  /** Fields and enum values the upstream sent that the OpenAPI does not list, per endpoint (upstream_drift). */
+  drift: DriftRow[];
 }
 
 export interface JobStatus {
@@ -102,15 +113,17 @@ export async function collectStatus(
   options: { history?: string | undefined; service?: ServiceProbe | null } = {},
 ): Promise<Status> {
   const day = now.toISOString().slice(0, 10);
-  const [latestRuns, lastSuccesses, spent, storage, unfinished] = store
+  const [latestRuns, lastSuccesses, spent, storage, unfinished, setAside, drift] = store
     ? await Promise.all([
         listLatestJobRuns(store),
         listLastSuccesses(store),
         sumComputeUnitsSince(store, `${day}T00:00:00.000Z`),
         collectStorage(allJobs, store, now),
         listUnfinishedExports(store),
+        readSetAsideSummaries(store),
+        readDrift(store),
       ])
-    : [[], [], 0, { tables: [], prunedPerDay: 0 }, []];
+    : [[], [], 0, { tables: [], prunedPerDay: 0 }, [], [], []];
   const latest = new Map(latestRuns.map((r) => [r.job, r]));
   const successes = new Map(lastSuccesses.map((r) => [r.job, r.finishedAt]));
   const jobs: JobStatus[] = [];
@@ -177,6 +190,11 @@ export async function collectStatus(
         polledAt: op.polledAt,
       })),
     rewardsBackfill,
+    recordsSetAside: setAside.map((s) => {
+      const { raw: _raw, ...newest } = s.newest;
+      return { ...s, newest };
+    }),
+    drift,
   };
 }
 
@@ -224,7 +242,7 @@ function formatBackfill(b: RewardsBackfill, now: Date): string[] {
         x.complete ? 'complete' : x.started ? 'running' : 'not started',
         count(x.pages),
         count(x.rewards),
-        x.oldestReward ? `${x.oldestReward.slice(0, 19).replace('T', ' ')}Z` : '-',
+        x.oldestReward ? shownTime(x.oldestReward) : '-',
         x.complete ? '0' : `~${count(x.pagesLeft)}`,
       ]),
       { right: [1, 4, 5, 7] },
@@ -294,6 +312,8 @@ export function formatStatus(status: Status, options: { cli?: string | undefined
     }
   }
   if (status.rewardsBackfill) out.push('', ...formatBackfill(status.rewardsBackfill, now));
+  out.push('', ...formatSetAside(status.recordsSetAside, now));
+  if (status.drift.length > 0) out.push('', ...formatDrift(status.drift, now));
   out.push('');
   const database = `${status.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} database ${status.database.location}`;
   if (!status.database.exists) out.push(`${database}: not created yet (no job has run)`);
@@ -315,6 +335,47 @@ function forTerminalLines(lines: readonly string[]): string {
     .split('\n')
     .map((line) => forTerminal(line))
     .join('\n')}\n`;
+}
+
+// --- Records set aside and drift (issue 22) ---
+
+/** How many records set aside, per reason: "2 (schema 1, bounds 1)". */
+function reasons(byReason: Record<string, number>): string {
+  return Object.entries(byReason)
+    .map(([reason, n]) => `${forTerminal(reason)} ${count(n)}`)
+    .join(', ');
+}
+
+/**
+ * "records set aside: …": per job, how many, and the newest with what failed. Every stored string
+ * is upstream's or bounded by the checks: escaped here for the terminal.
+ */
+function formatSetAside(jobs: Status['recordsSetAside'], now: Date): string[] {
+  if (jobs.length === 0) return ['records set aside: none'];
+  const total = jobs.reduce((n, j) => n + j.records, 0);
+  const out = [
+    `records set aside: ${count(total)} (rejected_records; docs/operations.md, "A record was set aside")`,
+  ];
+  for (const j of jobs) {
+    const n = j.newest;
+    const cut = n.rawCut ? `, cut at 16 KiB of ${count(n.rawBytes)} bytes` : '';
+    out.push(
+      `  ${forTerminal(j.job)}: ${count(j.records)} (${reasons(j.byReason)}); newest seen ${when(n.lastSeenAt, now)} from ${forTerminal(n.endpoint)}, ${forTerminal(n.naturalKey ?? n.recordId)}${cut}: ${forTerminal(n.problems)}`,
+    );
+  }
+  return out;
+}
+
+/** "upstream drift: …": per endpoint, the names the OpenAPI does not list. */
+function formatDrift(drift: readonly DriftRow[], now: Date): string[] {
+  const out = ['upstream drift: fields and enum values the OpenAPI does not list (stored as sent)'];
+  for (const d of drift) {
+    const what = d.kind === 'enumValue' ? 'enum value' : 'field';
+    out.push(
+      `  ${forTerminal(d.endpoint)}: ${what} ${forTerminal(d.name)} (seen ${count(d.timesSeen)} time${d.timesSeen === 1 ? '' : 's'}, first ${when(d.firstSeenAt, now)})`,
+    );
+  }
+  return out;
 }
 
 // --- The service seen through Redis, overdue jobs, internal tables (issue 18) ---

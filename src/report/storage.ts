@@ -4,6 +4,8 @@
  * names the table it grows; rows_removed: the maintenance job's deletions per table), never a scan
  * of the big tables.
  */
+
+import { forTerminal } from '../escape/terminal.js';
 import type { JobList } from '../kernel/index.js';
 import {
   countRowsPerTable,
@@ -107,6 +109,11 @@ export function formatBytes(n: number | undefined): string {
   return u === 0 ? `${v} B` : `${v.toFixed(1)} ${units[u]}`;
 }
 
+/** An ISO time as `2025-06-15 12:00:00Z`; anything else (`invalid: …`) as it is, shown safely. */
+export function shownTime(iso: string): string {
+  return /^\d{4}-\d{2}-\d{2}T/.test(iso) ? `${iso.slice(0, 19).replace('T', ' ')}Z` : forTerminal(iso);
+}
+
 /**
  * The table of `status`: rows, size, oldest row kept, rows written per day (`-`: no job writing the
  * table ran in the window) and removed per day (blank: nothing was removed from it).
@@ -126,7 +133,7 @@ export function formatStorage(tables: readonly TableStatus[]): string {
       t.table,
       count(t.rows),
       formatBytes(t.bytes),
-      t.oldestKept ? `${t.oldestKept.slice(0, 19).replace('T', ' ')}Z` : '',
+      t.oldestKept ? shownTime(t.oldestKept) : '',
       count(t.writtenPerDay),
       t.removedPerDay === undefined ? '' : count(t.removedPerDay),
     ]),

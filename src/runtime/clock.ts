@@ -24,3 +24,20 @@ export function createManualClock(startMs: number): ManualClock {
     },
   };
 }
+
+/**
+ * Unix milliseconds as ISO-8601 UTC, or `invalid: <value>` when no date holds it (a time a past
+ * version or a hostile upstream left in the database): readers show it rather than fail on it.
+ */
+export function isoOfMs(ms: unknown): string {
+  const date = new Date(Number(ms));
+  return Number.isNaN(date.getTime()) ? `invalid: ${String(ms)}` : date.toISOString();
+}
+
+/** Unix seconds as ISO-8601 UTC, or `invalid: <value>` (see isoOfMs). */
+export function isoOfSeconds(seconds: unknown): string {
+  const n = Number(seconds);
+  return Number.isFinite(n)
+    ? isoOfMs(n * 1000).replace(/^invalid: .*/, `invalid: ${String(seconds)}`)
+    : `invalid: ${String(seconds)}`;
+}

@@ -156,7 +156,13 @@ export function csvLine(cells: readonly string[]): string {
   return cells.map(csvField).join(',') + '\n';
 }
 
-export type CsvMutation = 'none' | 'truncate' | 'malformed' | 'extraFields';
+/**
+ * A fault on a download: `truncate` (half the file, then the connection drops), `malformed` (a
+ * broken row), `extraFields` (a column more), `badRecord` (the middle row without its key), `drift`
+ * (a CRLF header over rows ending in LF, CRLF or CR, a `__proto__` column and one more, the middle
+ * row's block time out of bounds).
+ */
+export type CsvMutation = 'none' | 'truncate' | 'malformed' | 'extraFields' | 'badRecord' | 'drift';
 
 /**
  * One column of a file laid out otherwise than the simulator's own: a header cell and what the
@@ -168,9 +174,14 @@ export type CsvColumnSpec = string | { header: string; field?: string; value?: s
 /**
  * A defect in every file, at its middle row (or its last): a NUL byte in a cell, a byte that is
  * not UTF-8, a quote inside an unquoted cell (csv-parse's INVALID_OPENING_QUOTE), a last row cut
- * short (fewer cells than the header, no final newline).
+ * short (fewer cells than the header, no final newline); or in its header: `wideHeader`, 1,000
+ * more columns named with 1,000 characters each, a cell each in every row.
  */
-export type CsvDefect = 'nulByte' | 'invalidUtf8' | 'quoteInCell' | 'shortLastRow';
+export type CsvDefect = 'nulByte' | 'invalidUtf8' | 'quoteInCell' | 'shortLastRow' | 'wideHeader';
+
+/** The `wideHeader` defect's columns: how many, and how long their names are. */
+const WIDE_COLUMNS = 1_000;
+const WIDE_NAME = 1_000;
 
 export interface CsvStreamOptions {
   seed: number;
@@ -205,7 +216,39 @@ const NOT_UTF8 = '\uE000';
 export function createCsvStream(options: CsvStreamOptions): Readable {
   const { range, mutation, defect } = options;
   const { header: columns, cells: cellsOf } = layout(range.record.request, options.columns);
-  const header = mutation === 'extraFields' ? [...columns, 'simFutureColumn'] : [...columns];
+  const drift = mutation === 'drift';
+  const wide = defect === 'wideHeader';
+  const header = [
+    ...columns,
+    ...(mutation === 'extraFields' ? ['simFutureColumn'] : []),
+    ...(drift ? ['simDriftColumn', '__proto__'] : []),
+    ...(wide
+      ? Array.from(
+          { length: WIDE_COLUMNS },
+          (_, i) => `${String(i).padStart(4, '0')}${'w'.repeat(WIDE_NAME - 4)}`,
+        )
+      : []),
+  ];
+  const normalized = columns.map((c) => c.toLowerCase().replace(/[^a-z0-9]/g, ''));
+  const keyAt = Math.max(0, normalized.indexOf('txhash'));
+  const timeAt = normalized.indexOf('blocktimestamp');
+  /** What a mutation or defect adds to, or changes in, a row's cells. */
+  const shaped = (cells: string[], i: number): string[] => {
+    const out = [...cells];
+    if (mutation === 'badRecord' && i === Math.floor(total / 2)) out[keyAt] = '';
+    if (drift && i === Math.floor(total / 2) && timeAt !== -1) out[timeAt] = '99999999999';
+    if (mutation === 'extraFields') out.push('future');
+    if (drift) out.push('drift', 'proto-value');
+    if (wide) for (let c = 0; c < WIDE_COLUMNS; c++) out.push('v');
+    return out;
+  };
+  /** Drift's line endings: the header CRLF, then rows ending in LF, with a CRLF and a CR among them. */
+  const lineOf = (cells: string[], i: number): string => {
+    const line = csvLine(cells);
+    if (!drift) return line;
+    const ending = i % 5 === 1 ? '\r\n' : i % 7 === 3 ? '\r' : '\n';
+    return line.slice(0, -1) + ending;
+  };
   const rows = exportRows(options.seed, range, options.rowsPerDay);
   const total = (range.lastDay - range.firstDay + 1) * options.rowsPerDay;
   const cutAt = mutation === 'truncate' ? Math.floor(total / 2) : Number.POSITIVE_INFINITY;
@@ -238,6 +281,7 @@ export function createCsvStream(options: CsvStreamOptions): Readable {
           .slice(0, Math.max(1, cells.length - 3))
           .map(csvField)
           .join(',');
+      case 'wideHeader':
       case undefined:
         return csvLine(cells);
       default: {
@@ -251,7 +295,7 @@ export function createCsvStream(options: CsvStreamOptions): Readable {
     read() {
       let chunk = '';
       if (!headerSent) {
-        chunk += csvLine(header);
+        chunk += drift ? `${csvLine(header).slice(0, -1)}\r\n` : csvLine(header);
         headerSent = true;
       }
       for (let n = 0; n < BATCH_ROWS; n++) {
@@ -263,11 +307,10 @@ export function createCsvStream(options: CsvStreamOptions): Readable {
           this.push(null);
           return;
         }
-        const cells = cellsOf(next.value);
+        const cells = shaped(cellsOf(next.value), index);
         if (index === badAt) chunk += '"unterminated,row\n';
-        else if (index === defectAt)
-          chunk += defective(mutation === 'extraFields' ? [...cells, 'future'] : cells);
-        else chunk += csvLine(mutation === 'extraFields' ? [...cells, 'future'] : cells);
+        else if (index === defectAt && defect !== 'wideHeader') chunk += defective(cells);
+        else chunk += lineOf(cells, index);
         index++;
       }
       push(this, chunk);

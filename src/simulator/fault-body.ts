@@ -1,4 +1,8 @@
-/** Body mutations of the fault injector: cut JSON, JSON of the wrong shape, unknown extra fields. */
+/**
+ * Body mutations of the fault injector: cut JSON, a broken envelope, one bad record, drift (what a
+ * newer API would send), unknown extra fields.
+ */
+import type { FaultEndpoint } from './faults.js';
 
 /** The first half of a JSON text: never parseable, since a JSON value cannot end halfway. */
 export function truncateJson(text: string): string {
@@ -14,23 +18,93 @@ function wrongType(value: unknown): unknown {
   return 'string instead of object';
 }
 
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+
 /**
- * Valid JSON of the wrong shape: in the first list of the body (or the body itself), the first
- * field of the first item gets a value of another type, or an empty list becomes an object.
+ * Valid JSON whose envelope has the wrong shape, an answer no client can use: the body's list (its
+ * first array field) becomes an object, or, without a list, its first field gets another type.
  */
 export function malformBody(body: unknown): unknown {
-  if (Array.isArray(body)) {
-    if (body.length === 0) return wrongType(body);
-    return [malformBody(body[0]), ...body.slice(1)];
-  }
-  if (body === null || typeof body !== 'object') return wrongType(body);
-  const record = body as Record<string, unknown>;
-  const keys = Object.keys(record);
-  const listKey = keys.find((k) => Array.isArray(record[k]));
-  const target = listKey ?? keys[0];
+  if (!isObject(body)) return wrongType(body);
+  const keys = Object.keys(body);
+  const target = keys.find((k) => Array.isArray(body[k])) ?? keys[0];
   if (target === undefined) return { unexpected: true };
-  const replaced = listKey !== undefined ? malformBody(record[listKey]) : wrongType(record[target]);
-  return { ...record, [target]: replaced };
+  return { ...body, [target]: wrongType(body[target]) };
+}
+
+/** The body's records: its first list (a usage answer's: the values of its buckets). */
+function recordsOf(body: unknown): Json[] {
+  if (!isObject(body)) return [];
+  const list = Object.values(body).find(Array.isArray) as unknown[] | undefined;
+  if (!list) return [body];
+  const items = list.filter(isObject);
+  const nested = items.flatMap((item) =>
+    Array.isArray(item['values']) ? item['values'].filter(isObject) : [],
+  );
+  return nested.length > 0 ? nested : items;
+}
+
+/** A deep copy, so a mutation never reaches what the simulator keeps (its served log). */
+const copy = <T>(body: T): T => structuredClone(body);
+
+/**
+ * One record that fails its schema or a domain bound, the rest of the answer intact: the middle
+ * record of the list gets a value out of bounds (a block time in 5138, a denomination of -3), a
+ * word where a number goes (a usage value), or no hex (a signature).
+ */
+export function spoilOneRecord(body: unknown, endpoint: FaultEndpoint): unknown {
+  const out = copy(body);
+  const records = recordsOf(out);
+  const record = records[Math.floor(records.length / 2)];
+  if (!record) return out;
+  switch (endpoint) {
+    case 'transactions':
+      record['blockTimestamp'] = 99_999_999_999;
+      break;
+    case 'rewards':
+      if (isObject(record['reward'])) record['reward']['denomination'] = -3;
+      break;
+    case 'apiUsageMetrics':
+    case 'primaryNetworkRpcUsageMetrics':
+    case 'subnetRpcUsageMetrics':
+      record['totalRequests'] = 'many';
+      break;
+    case 'signatures':
+      record['signedMessage'] = 'not hex';
+      break;
+    default: {
+      const first = Object.keys(record)[0];
+      if (first !== undefined) record[first] = wrongType(record[first]);
+    }
+  }
+  return out;
+}
+
+/**
+ * What a newer API would send: a field the OpenAPI does not list on every record (for rewards the
+ * `stakingType` the official SDK's next release adds), an enum value it does not list on the first
+ * record, and in a transactions page a contract creation without `to` and another with `to: null`.
+ */
+export function driftBody(body: unknown, endpoint: FaultEndpoint): unknown {
+  const out = copy(body);
+  const records = recordsOf(out);
+  for (const record of records) {
+    if (endpoint === 'rewards') record['stakingType'] = 'fixed';
+    else record['simDriftField'] = 'a field the OpenAPI does not list (drift fault)';
+  }
+  const [first, second, third] = records;
+  if (first) {
+    if (endpoint === 'transactions' && isObject(first['method']))
+      first['method']['callType'] = 'SIM_NEW_CALL_TYPE';
+    if (endpoint === 'rewards') first['rewardType'] = 'SIM_NEW_REWARD_TYPE';
+    if (typeof first['groupedBy'] === 'string') first['groupedBy'] = 'simNewGrouping';
+  }
+  if (endpoint === 'transactions') {
+    if (second) delete second['to'];
+    if (third) third['to'] = null;
+  }
+  return out;
 }
 
 /** Unknown fields added to every object at every level: the real schema grows, clients must ignore them. */

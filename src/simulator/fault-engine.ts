@@ -7,7 +7,15 @@
 import type { EndpointFaults, FaultConfig, FaultEndpoint, FaultStep } from './faults.js';
 import { hashString, mulberry32, type Rng } from './ids.js';
 
-export type FaultAction = 'none' | 'reset' | 'status' | 'truncate' | 'malformed' | 'extraFields';
+export type FaultAction =
+  | 'none'
+  | 'reset'
+  | 'status'
+  | 'truncate'
+  | 'malformed'
+  | 'extraFields'
+  | 'badRecord'
+  | 'drift';
 
 export interface FaultDecision {
   action: FaultAction;
@@ -118,9 +126,13 @@ export function createFaultEngine(initial: FaultConfig | undefined, fallbackSeed
       const truncate = f.truncateRate ?? 0;
       const malformed = truncate + (f.malformedRate ?? 0);
       const extra = malformed + (f.extraFieldsRate ?? 0);
+      const badRecord = extra + (f.badRecordRate ?? 0);
+      const drift = badRecord + (f.driftRate ?? 0);
       if (dBody < truncate) return { action: 'truncate', latencyMs, label: 'rate:truncate' };
       if (dBody < malformed) return { action: 'malformed', latencyMs, label: 'rate:malformed' };
       if (dBody < extra) return { action: 'extraFields', latencyMs, label: 'rate:extraFields' };
+      if (dBody < badRecord) return { action: 'badRecord', latencyMs, label: 'rate:badRecord' };
+      if (dBody < drift) return { action: 'drift', latencyMs, label: 'rate:drift' };
       return latencyMs > 0 ? { ...NO_FAULT, latencyMs } : NO_FAULT;
     },
   };

@@ -27,7 +27,7 @@ export type FaultEndpoint = EndpointName | 'download';
 
 export type FaultStep =
   | { status: number; retryAfterSeconds?: number }
-  | { kind: 'reset' | 'truncate' | 'malformed' | 'extraFields' | 'ok' }
+  | { kind: 'reset' | 'truncate' | 'malformed' | 'extraFields' | 'badRecord' | 'drift' | 'ok' }
   | { latencyMs: number };
 
 export interface EndpointFaults {
@@ -47,10 +47,21 @@ export interface EndpointFaults {
   resetRate?: number;
   /** Share of success answers whose JSON body is cut in half (status stays 200/201). */
   truncateRate?: number;
-  /** Share of success answers with valid JSON of the wrong shape. */
+  /** Share of success answers whose envelope has the wrong shape (the list is no list): a broken answer. */
   malformedRate?: number;
   /** Share of success answers with unknown fields added to every object (still a success). */
   extraFieldsRate?: number;
+  /**
+   * Share of success answers with one record that fails its schema or a domain bound (the page's
+   * middle record; a download: its middle row without its key): the collector sets it aside.
+   */
+  badRecordRate?: number;
+  /**
+   * Share of success answers with drift: fields and enum values the OpenAPI does not list, and in
+   * a transactions page a contract creation without `to` and one with `to: null`; a download with
+   * mixed line endings, a `__proto__` column and a row out of bounds.
+   */
+  driftRate?: number;
   /** One-shot faults consumed in order, before the rates apply. */
   plan?: FaultStep[];
 }
@@ -68,12 +79,14 @@ const ms = z.number().int().min(0);
 const stepSchema = z.union(
   [
     z.strictObject({ status, retryAfterSeconds: z.number().int().min(0).optional() }),
-    z.strictObject({ kind: z.enum(['reset', 'truncate', 'malformed', 'extraFields', 'ok']) }),
+    z.strictObject({
+      kind: z.enum(['reset', 'truncate', 'malformed', 'extraFields', 'badRecord', 'drift', 'ok']),
+    }),
     z.strictObject({ latencyMs: ms }),
   ],
   {
     error:
-      'a plan step is { status, retryAfterSeconds? }, { kind: reset|truncate|malformed|extraFields|ok } or { latencyMs }',
+      'a plan step is { status, retryAfterSeconds? }, { kind: reset|truncate|malformed|extraFields|badRecord|drift|ok } or { latencyMs }',
   },
 );
 
@@ -94,6 +107,8 @@ const endpointFaultsSchema = z.strictObject({
   truncateRate: share.optional(),
   malformedRate: share.optional(),
   extraFieldsRate: share.optional(),
+  badRecordRate: share.optional(),
+  driftRate: share.optional(),
   plan: z.array(stepSchema).optional(),
 });
 

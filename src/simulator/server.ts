@@ -9,7 +9,7 @@ import { endpoints } from '../upstream/endpoints.js';
 import type { Auth } from './auth.js';
 import type { RouteResult, SimContext } from './context.js';
 import { type CsvMutation, createCsvStream } from './csv.js';
-import { addExtraFields, malformBody, truncateJson } from './fault-body.js';
+import { addExtraFields, driftBody, malformBody, spoilOneRecord, truncateJson } from './fault-body.js';
 import type { FaultDecision, FaultEngine } from './fault-engine.js';
 import { HttpError, reasonPhrase } from './http.js';
 import { type ServedLog, type SimRequestLog, trimLog, trimServed } from './logs.js';
@@ -200,6 +200,12 @@ export function createSimServer(deps: SimServerDeps): SimServer {
       case 'extraFields':
         payload = JSON.stringify(addExtraFields(result.body));
         break;
+      case 'badRecord':
+        payload = JSON.stringify(spoilOneRecord(result.body, match.route));
+        break;
+      case 'drift':
+        payload = JSON.stringify(driftBody(result.body, match.route));
+        break;
       case 'none':
         payload = JSON.stringify(result.body);
         break;
@@ -223,9 +229,9 @@ export function createSimServer(deps: SimServerDeps): SimServer {
   ): void {
     const { record } = result.range;
     const mutation: CsvMutation =
-      decision.action === 'truncate' || decision.action === 'malformed' || decision.action === 'extraFields'
-        ? decision.action
-        : 'none';
+      decision.action === 'none' || decision.action === 'status' || decision.action === 'reset'
+        ? 'none'
+        : decision.action;
     // No content-length: the file is produced while it is sent (chunked transfer encoding).
     res.writeHead(200, {
       ...headers,
@@ -240,7 +246,8 @@ export function createSimServer(deps: SimServerDeps): SimServer {
       defect: ctx.exportSettings.fileDefect,
       mutation,
       onEnd: (bytes) => {
-        if (mutation === 'truncate' || mutation === 'malformed' || ctx.exportSettings.fileDefect) return;
+        if (mutation !== 'none' && mutation !== 'extraFields') return;
+        if (ctx.exportSettings.fileDefect) return;
         deps.served.downloads.push({ operationId: record.id, bytes });
         trimLog(deps.served.downloads, deps.logLimit);
       },

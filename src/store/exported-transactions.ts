@@ -1,7 +1,7 @@
 import { getTableColumns } from 'drizzle-orm';
 import { statementsOf } from './dialects/index.js';
 import { exportedTransactions } from './schema.js';
-import type { Sql, Store } from './sql.js';
+import type { Sql } from './sql.js';
 
 export type ExportedTransactionRow = typeof exportedTransactions.$inferInsert;
 export type ExportedColumn = keyof ExportedTransactionRow & string;
@@ -10,38 +10,34 @@ export type ExportedColumn = keyof ExportedTransactionRow & string;
 export const exportedColumns = Object.keys(getTableColumns(exportedTransactions)) as ExportedColumn[];
 
 export interface ExportedTransactionsWriter {
-  /** Inserts a batch in one transaction; returns the rows that were new. */
-  insert(rows: readonly unknown[][]): Promise<number>;
+  /** Inserts rows through `tx` (a batch's transaction); returns the rows that were new. */
+  insert(tx: Sql, rows: readonly unknown[][]): Promise<number>;
   /**
-   * Inserts the last batch and marks the file loaded (`rows_loaded`, `loaded_at`, `load_status`) in the same
-   * transaction: a file is either marked loaded with every row in, or loaded again (adding nothing
-   * it already added) by the next try.
+   * Marks the file loaded (`rows_loaded`, `loaded_at`, `load_status`), through the transaction of
+   * its last batch: a file is either marked loaded with every row in, or loaded again (adding
+   * nothing it already added) by the next try.
    */
-  finish(
-    rows: readonly unknown[][],
-    file: { operationId: string; rowsLoaded: number; loadedAt: string },
-  ): Promise<number>;
+  markLoaded(tx: Sql, file: { operationId: string; rowsLoaded: number; loadedAt: string }): Promise<void>;
 }
 
 /**
  * Inserts rows with ON CONFLICT DO NOTHING, so a row already loaded (a re-load, an overlapping
  * window) is skipped on its natural key (each dialect's fastest way: src/store/dialects/).
  */
-export function createExportedTransactionsWriter(store: Store): ExportedTransactionsWriter {
+export function createExportedTransactionsWriter(): ExportedTransactionsWriter {
   const columns = Object.values(getTableColumns(exportedTransactions)).map((c) => `"${c.name}"`);
-  const insertAll = (tx: Sql, rows: readonly unknown[][]) =>
-    statementsOf(tx).insertIgnoringConflicts(tx, 'exported_transactions', columns, rows);
   return {
-    insert: (rows) => store.transaction((tx) => insertAll(tx, rows)),
-    finish: (rows, file) =>
-      store.transaction(async (tx) => {
-        const added = await insertAll(tx, rows);
-        await tx.run(
-          `UPDATE export_files SET rows_loaded = ?, loaded_at = ?, load_status = 'loaded', load_error = NULL
-           WHERE operation_id = ?`,
-          [file.rowsLoaded, file.loadedAt, file.operationId],
-        );
-        return added;
-      }),
+    insert: (tx, rows) =>
+      rows.length === 0
+        ? Promise.resolve(0)
+        : statementsOf(tx).insertIgnoringConflicts(tx, 'exported_transactions', columns, rows),
+    markLoaded: async (tx, file) => {
+      await tx.run(
+        `UPDATE export_files SET rows_loaded = ?, loaded_at = ?, load_status = 'loaded', load_error = NULL,
+           load_starts = 0, load_run_id = NULL
+         WHERE operation_id = ?`,
+        [file.rowsLoaded, file.loadedAt, file.operationId],
+      );
+    },
   };
 }

@@ -306,9 +306,68 @@ export async function markExportFileUnsupported(
   reason: string,
 ): Promise<void> {
   await sql.run(
-    "UPDATE export_files SET load_status = 'unsupported', load_error = ? WHERE operation_id = ?",
+    `UPDATE export_files SET load_status = 'unsupported', load_error = ?, load_starts = 0, load_run_id = NULL
+     WHERE operation_id = ?`,
     [reason, operationId],
   );
+}
+
+/** What `startExportLoad` found: the load may go on, or the file was judged failed now. */
+export interface LoadStart {
+  /** The file is `failed` now: `maxStarts` loads started before this one and none ended. */
+  failed: boolean;
+  /** The run that started the previous load and never ended it, if any. */
+  interruptedRun: number | null;
+  /** Loads started without an end before this one. */
+  starts: number;
+}
+
+/**
+ * Counts a load's start before it begins, committed on its own: a process that dies in a load (out
+ * of memory on a hostile file) leaves it counted, and its run named. After `maxStarts` starts that
+ * never ended, the file is `failed` instead of loaded once more (and killed once more, for ever).
+ * The run that left the previous start is returned so the caller can mark it interrupted.
+ */
+export async function startExportLoad(
+  sql: Sql,
+  operationId: string,
+  runId: number | undefined,
+  maxStarts: number,
+): Promise<LoadStart> {
+  return sql.transaction(
+    async (tx) => {
+      const row = await tx.get<{ starts: number; runId: number | null }>(
+        'SELECT load_starts AS starts, load_run_id AS "runId" FROM export_files WHERE operation_id = ?',
+        [operationId],
+      );
+      const starts = Number(row?.starts ?? 0);
+      const interruptedRun = row?.runId === null || row?.runId === undefined ? null : Number(row.runId);
+      if (starts >= maxStarts) {
+        await tx.run(
+          `UPDATE export_files SET load_status = 'failed', load_run_id = NULL, load_error = ?
+           WHERE operation_id = ?`,
+          [
+            `its load was started ${starts} times and never finished: the process died in it each time (out of memory?); given up (downloadAttempts ${maxStarts})`,
+            operationId,
+          ],
+        );
+        return { failed: true, interruptedRun, starts };
+      }
+      await tx.run(
+        'UPDATE export_files SET load_starts = load_starts + 1, load_run_id = ? WHERE operation_id = ?',
+        [runId ?? null, operationId],
+      );
+      return { failed: false, interruptedRun, starts };
+    },
+    { lock: `export-load:${operationId}` },
+  );
+}
+
+/** A load that ended without loading (shut down, broken): its start does not count as a crash. */
+export async function endExportLoad(sql: Sql, operationId: string): Promise<void> {
+  await sql.run('UPDATE export_files SET load_starts = 0, load_run_id = NULL WHERE operation_id = ?', [
+    operationId,
+  ]);
 }
 
 /**
@@ -323,7 +382,8 @@ export async function markExportFileBroken(
 ): Promise<ExportFileRow | undefined> {
   await sql.run(
     `UPDATE export_files SET broken_copies = broken_copies + 1, load_error = ?,
-       load_status = CASE WHEN broken_copies + 1 >= ? THEN 'failed' ELSE 'broken' END
+       load_status = CASE WHEN broken_copies + 1 >= ? THEN 'failed' ELSE 'broken' END,
+       load_starts = 0, load_run_id = NULL
      WHERE operation_id = ?`,
     [reason, maxCopies, operationId],
   );
@@ -342,12 +402,12 @@ export async function reopenExportFiles(
   return sql.transaction(async (tx) => {
     const ofDefinition = 'operation_id IN (SELECT operation_id FROM export_operations WHERE export_name = ?)';
     const unsupported = await tx.run(
-      `UPDATE export_files SET load_status = 'pending', load_error = NULL
+      `UPDATE export_files SET load_status = 'pending', load_error = NULL, load_starts = 0
        WHERE load_status = 'unsupported' AND ${ofDefinition}`,
       [exportName],
     );
     const failed = await tx.run(
-      `UPDATE export_files SET load_status = 'broken', load_error = NULL, broken_copies = 0
+      `UPDATE export_files SET load_status = 'broken', load_error = NULL, broken_copies = 0, load_starts = 0
        WHERE load_status = 'failed' AND ${ofDefinition}`,
       [exportName],
     );

@@ -6,6 +6,7 @@ export { appliedMigrations, checkWritable, hasTable, shippedMigrations } from '.
 export * from './job-runs.js';
 export { type OpenStoreOptions, openStore } from './open.js';
 export * from './prune.js';
+export * from './rejected-records.js';
 export * from './rewards.js';
 export * from './row-sizes.js';
 export * as tables from './schema.js';

@@ -94,3 +94,11 @@ export async function sumComputeUnitsSince(sql: Sql, since: string): Promise<num
   );
   return Number(row?.total ?? 0);
 }
+
+/** A run left `running` by a process that died: failed, with why (nothing when it finished since). */
+export function failRunIfRunning(sql: Sql, id: number, at: string, error: string): Promise<number> {
+  return sql.run(
+    "UPDATE job_runs SET status = 'failed', finished_at = ?, error = ? WHERE id = ? AND status = 'running'",
+    [at, error, id],
+  );
+}

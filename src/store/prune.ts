@@ -175,6 +175,26 @@ export async function pruneUsageMetrics(
   return total;
 }
 
+/** Records set aside last seen before `beforeIso`, per job (rejected_records_job_seen_idx). */
+export async function pruneRejectedRecords(
+  store: Store,
+  beforeIso: string,
+  o: PruneOptions,
+): Promise<number> {
+  const jobs = await store.all<{ job: string }>('SELECT DISTINCT job FROM rejected_records ORDER BY job');
+  let total = 0;
+  for (const { job } of jobs) {
+    total += await deleteInBatches(
+      store,
+      'rejected_records',
+      'job = ? AND last_seen_at < ?',
+      [job, beforeIso],
+      o,
+    );
+  }
+  return total;
+}
+
 /**
  * Lets the database reuse what was deleted, without a long lock. SQLite: `PRAGMA optimize`, then an
  * incremental vacuum (returns free pages to the file system when the database was created with

@@ -81,7 +81,7 @@ export const transactions = pgTable(
     fromSymbol: text('from_symbol'),
     fromDecimals: integer('from_decimals'),
     fromLogoUri: text('from_logo_uri'),
-    toAddress: text('to_address').notNull(),
+    toAddress: text('to_address'),
     toName: text('to_name'),
     toSymbol: text('to_symbol'),
     toDecimals: integer('to_decimals'),
@@ -260,6 +260,8 @@ export const exportFiles = pgTable(
     loadStatus: text('load_status').notNull().default('pending'),
     loadError: text('load_error'),
     brokenCopies: int8('broken_copies').notNull().default(0),
+    loadStarts: int8('load_starts').notNull().default(0),
+    loadRunId: int8('load_run_id'),
   },
   (t) => [index('export_files_unloaded_idx').on(t.operationId).where(sql`${t.loadedAt} IS NULL`)],
 );
@@ -319,6 +321,45 @@ export const jobRuns = pgTable(
     index('job_runs_job_started_idx').on(t.job, t.startedAt),
     index('job_runs_status_idx').on(t.status, t.job, t.finishedAt),
   ],
+);
+
+export const rejectedRecords = pgTable(
+  'rejected_records',
+  {
+    job: text('job').notNull(),
+    recordId: text('record_id').notNull(),
+    scope: text('scope').notNull(),
+    endpoint: text('endpoint').notNull(),
+    naturalKey: text('natural_key'),
+    reason: text('reason').notNull(),
+    fields: text('fields').notNull(),
+    problems: text('problems').notNull(),
+    context: jsonb('context').notNull(),
+    /** The record's text as sent (cut at 16 KiB, so not always JSON): text, not jsonb. */
+    raw: text('raw').notNull(),
+    rawBytes: int8('raw_bytes').notNull(),
+    rawCut: int8('raw_cut').notNull().default(0),
+    firstSeenAt: timestamptz('first_seen_at').notNull(),
+    lastSeenAt: timestamptz('last_seen_at').notNull(),
+    timesSeen: int8('times_seen').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'rejected_records_pkey', columns: [t.job, t.recordId] }),
+    index('rejected_records_job_seen_idx').on(t.job, t.lastSeenAt),
+  ],
+);
+
+export const upstreamDrift = pgTable(
+  'upstream_drift',
+  {
+    endpoint: text('endpoint').notNull(),
+    kind: text('kind').notNull(),
+    name: text('name').notNull(),
+    firstSeenAt: timestamptz('first_seen_at').notNull(),
+    lastSeenAt: timestamptz('last_seen_at').notNull(),
+    timesSeen: int8('times_seen').notNull(),
+  },
+  (t) => [primaryKey({ name: 'upstream_drift_pkey', columns: [t.endpoint, t.kind, t.name] })],
 );
 
 export const syncState = pgTable(

@@ -53,7 +53,8 @@ export const transactions = sqliteTable(
     fromSymbol: text('from_symbol'),
     fromDecimals: integer('from_decimals'),
     fromLogoUri: text('from_logo_uri'),
-    toAddress: text('to_address').notNull(),
+    /** NULL for a contract creation (the API sends no `to`, or `null`). */
+    toAddress: text('to_address'),
     toName: text('to_name'),
     toSymbol: text('to_symbol'),
     toDecimals: integer('to_decimals'),
@@ -291,6 +292,13 @@ export const exportFiles = sqliteTable(
     loadError: text('load_error'),
     /** Copies that proved broken (each deleted and downloaded again). */
     brokenCopies: integer('broken_copies').notNull().default(0),
+    /**
+     * Loads started and not finished: counted before each load begins, so a process that dies in
+     * one (out of memory) leaves it counted; after `downloadAttempts` the file is `failed`.
+     */
+    loadStarts: integer('load_starts').notNull().default(0),
+    /** The `job_runs` id of the run loading it now (or that died loading it). */
+    loadRunId: integer('load_run_id'),
   },
   // Files downloaded but not loaded yet: a handful, found without reading the others.
   (t) => [index('export_files_unloaded_idx').on(t.operationId).where(sql`${t.loadedAt} IS NULL`)],
@@ -376,6 +384,69 @@ export const jobRuns = sqliteTable(
     // Health queries: the last success per job, recent failures, runs left `running`.
     index('job_runs_status_idx').on(t.status, t.job, t.finishedAt),
   ],
+);
+
+/**
+ * Records set aside: each one an upstream record (a transaction, a reward, a usage value, a
+ * signature, an export row) that failed its schema or a domain bound, kept raw while the rest of its
+ * page was stored and the job moved on (docs/operations.md, "A record was set aside"). One row per
+ * record: seen again, it is updated and counted in `times_seen`, never twice. `run <job>
+ * --retry-rejected` checks them again with the running version's rules and stores those that pass.
+ */
+export const rejectedRecords = sqliteTable(
+  'rejected_records',
+  {
+    job: text('job').notNull(),
+    /** The natural key when it could be read (`43114:0x…`, `mainnet:2oGz…`), else `sha256:` of the raw record. */
+    recordId: text('record_id').notNull(),
+    /** The stream, batch, series or export it came from, as `sync_state` and `job_runs` name it. */
+    scope: text('scope').notNull(),
+    /** The API endpoint (`transactions`, `rewards`, …) or `exportFile`. */
+    endpoint: text('endpoint').notNull(),
+    /** The natural key, when its fields were valid; NULL otherwise. */
+    naturalKey: text('natural_key'),
+    /** `schema` (a field of the wrong shape, or missing) or `bounds` (a value outside its bound). */
+    reason: text('reason').notNull(),
+    /** The failing fields, comma-separated (`reward.denomination, endTimestamp`). */
+    fields: text('fields').notNull(),
+    /** Each failing field and its rule, bounded. */
+    problems: text('problems').notNull(),
+    /** What storing it needs beside the record (the network, the bucket's series...), JSON. */
+    context: text('context').notNull(),
+    /** The record's JSON as sent, at most 16 KiB of it (`raw_cut` = 1: the rest was cut). */
+    raw: text('raw').notNull(),
+    /** The size of the whole record's JSON, bytes. */
+    rawBytes: integer('raw_bytes').notNull(),
+    rawCut: integer('raw_cut').notNull().default(0),
+    firstSeenAt: text('first_seen_at').notNull(),
+    lastSeenAt: text('last_seen_at').notNull(),
+    timesSeen: integer('times_seen').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.job, t.recordId] }),
+    // Per job: its count and newest (`status`), and the retention's pruning by last sight.
+    index('rejected_records_job_seen_idx').on(t.job, t.lastSeenAt),
+  ],
+);
+
+/**
+ * Drift: fields and enum values the upstream sent that the OpenAPI does not list, per endpoint: the
+ * first 50 names of each endpoint, then `(more)` counts the rest. Stored as sent, and seen here.
+ */
+export const upstreamDrift = sqliteTable(
+  'upstream_drift',
+  {
+    endpoint: text('endpoint').notNull(),
+    /** `field` or `enumValue`. */
+    kind: text('kind').notNull(),
+    /** The path (`historicalRewards[].stakingType`), or `path=value` for an enum value. */
+    name: text('name').notNull(),
+    firstSeenAt: text('first_seen_at').notNull(),
+    lastSeenAt: text('last_seen_at').notNull(),
+    /** Records (or answers) that carried it. */
+    timesSeen: integer('times_seen').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.endpoint, t.kind, t.name] })],
 );
 
 /** Cursors per job and scope, as JSON; written in the same transaction as the rows they follow. */

@@ -2,6 +2,7 @@
  * Where the disk goes, for `status`: each table's size, the oldest row each retained table keeps,
  * and what the runs of the last days wrote and removed (from job_runs, not a scan of the big tables).
  */
+import { isoOfSeconds } from '../runtime/clock.js';
 import { statementsOf } from './dialects/index.js';
 import type { Sql } from './sql.js';
 
@@ -20,7 +21,7 @@ export function readTableSizes(sql: Sql): Promise<Map<string, number>> {
  */
 export async function readOldestKept(sql: Sql): Promise<Record<string, string | undefined>> {
   const seconds = (n: number | null | undefined) =>
-    n === null || n === undefined ? undefined : new Date(Number(n) * 1000).toISOString();
+    n === null || n === undefined ? undefined : isoOfSeconds(n);
   const min = async <T extends string | number>(text: string, params: unknown[] = []) =>
     (await sql.get<{ v: T | null }>(text, params))?.v ?? undefined;
   const least = <T>(values: (T | undefined)[]) =>
@@ -52,12 +53,19 @@ export async function readOldestKept(sql: Sql): Promise<Record<string, string | 
     );
     if (v !== undefined) buckets.push(Number(v));
   }
+  const rejectedJobs = await sql.all<{ job: string }>('SELECT DISTINCT job FROM rejected_records');
+  const rejected: string[] = [];
+  for (const { job } of rejectedJobs) {
+    const v = await min<string>('SELECT min(last_seen_at) AS v FROM rejected_records WHERE job = ?', [job]);
+    if (v !== undefined) rejected.push(v);
+  }
   return {
     transactions: seconds(await min<number>('SELECT min(block_timestamp) AS v FROM transactions')),
     exported_transactions: seconds(exported.length ? Math.min(...exported) : undefined),
     job_runs: least(runs),
     supply_snapshots: await min<string>('SELECT min(last_updated) AS v FROM supply_snapshots'),
     usage_metrics: seconds(buckets.length ? Math.min(...buckets) : undefined),
+    rejected_records: least(rejected),
   };
 }
 

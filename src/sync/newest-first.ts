@@ -1,5 +1,13 @@
-import { advanceCursor, cursorLock, readCursor, type Sql, type Store } from '../store/index.js';
-import type { Page } from '../upstream/index.js';
+import {
+  advanceCursor,
+  cursorLock,
+  NOTHING_RECORDED,
+  type RecordedFindings,
+  readCursor,
+  type Sql,
+  type Store,
+} from '../store/index.js';
+import type { Findings, Page } from '../upstream/index.js';
 import { UpstreamHttpError } from '../upstream/index.js';
 
 /**
@@ -15,6 +23,9 @@ import { UpstreamHttpError } from '../upstream/index.js';
  * - A pending token the API no longer accepts (tokens expire after 24 h) restarts the segment from
  *   the top, down to the same mark: more requests, nothing lost.
  * - A run with nothing new costs one request: the first page already holds the mark.
+ * - A page's records that failed their checks are set aside (`recordFindings`) in the page's
+ *   transaction: the page's good records are written and the cursor moves on all the same. The
+ *   marks follow the good records only.
  * - Two walks of one stream at once (workers on two hosts, a stalled job taken over while it still
  *   runs) never both write: each page's transaction takes the stream's lock and checks that the
  *   cursor is still the one this walk left; the walk that finds it moved stops, writing nothing.
@@ -28,7 +39,8 @@ export interface Mark {
 
 export interface NewestFirstCursor {
   highWater?: Mark | undefined;
-  pending?: { pageToken: string; newest: Mark; stopAt?: Mark | undefined } | undefined;
+  /** `newest` is absent while the segment's pages held no good record yet. */
+  pending?: { pageToken: string; newest?: Mark | undefined; stopAt?: Mark | undefined } | undefined;
   /** The first backfill's progress (`backfill` streams), kept once it is complete. */
   backfill?: BackfillProgress | undefined;
 }
@@ -69,6 +81,10 @@ export interface NewestFirstOptions<T> {
   write: (tx: Sql, items: T[]) => Promise<number>;
   /** Told the rows of each committed page (the run's running total). */
   countRows?: (n: number) => void;
+  /** Writes a page's findings (records set aside, drift) through `tx`, the page's transaction. */
+  recordFindings?: (tx: Sql, findings: Findings | undefined) => Promise<RecordedFindings>;
+  /** Told what each committed page set aside or saw for the first time. */
+  noteFindings?: (recorded: RecordedFindings) => void;
   maxPages: number;
   /**
    * Fetch the next page while the current one is written (its token is known before the write).
@@ -191,7 +207,7 @@ async function walk<T>(
     } else {
       cursor = {
         highWater: state.highWater,
-        pending: { pageToken: page.nextPageToken!, newest: newest!, stopAt },
+        pending: { pageToken: page.nextPageToken!, newest, stopAt },
       };
     }
     if (progress) cursor.backfill = progress;
@@ -204,18 +220,24 @@ async function walk<T>(
       // to the socket on a later turn), so the upstream answers while this page is written.
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    const written = await o.store.transaction(
+    const committed = await o.store.transaction(
       async (tx) => {
         if (!(await advanceCursor(tx, o.job, o.scope, state.cursor, cursor, o.now()))) return undefined;
-        return o.write(tx, page.items);
+        const written = await o.write(tx, page.items);
+        const recorded = page.findings
+          ? ((await o.recordFindings?.(tx, page.findings)) ?? NOTHING_RECORDED)
+          : NOTHING_RECORDED;
+        return { written, recorded };
       },
       { lock: cursorLock(o.job, o.scope) },
     );
-    if (written === undefined) return 'superseded';
+    if (committed === undefined) return 'superseded';
+    const { written, recorded } = committed;
     state.cursor = cursor;
     state.progress = progress;
     state.rowsWritten += written;
     o.countRows?.(written);
+    o.noteFindings?.(recorded);
     if (end) {
       state.highWater = cursor.highWater;
       return 'done';

@@ -5,9 +5,11 @@
  */
 
 import { Agent } from 'undici';
+import { z } from 'zod';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { clientDefaults, isHeaderSafe } from './defaults.js';
-import type { Currency, Network } from './endpoints.js';
+import { DriftCollector, findDrift } from './drift.js';
+import type { Currency, EndpointName, Network } from './endpoints.js';
 import type {
   ApiUsageGroupBy,
   ApiUsageTimeInterval,
@@ -18,31 +20,43 @@ import type {
   SubnetRpcGroupBy,
   TransactionStatus,
 } from './enums.js';
+import { RecordRejectedError } from './errors.js';
 import { type AttemptEvent, type CallContext, type ComputeUnitBudget, createTransport } from './http.js';
 import { parseJsonLossless } from './json.js';
 import { createMeter, type Meter } from './meter.js';
 import type { Page } from './paginate.js';
+import {
+  checkRecords,
+  type Findings,
+  findingsOf,
+  type RecordEndpoint,
+  type RecordSpec,
+  recordSpecs,
+} from './records.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
 import {
   type ApiUsageMetrics,
-  apiUsageMetricsSchema,
+  apiUsageMetricsEnvelopeSchema,
   type CreateExportRequest,
   type HistoricalReward,
-  listHistoricalRewardsResponseSchema,
-  listTransactionsResponseSchema,
+  listHistoricalRewardsEnvelopeSchema,
+  listTransactionsEnvelopeSchema,
   type Operation,
   operationSchema,
   type PrimaryNetworkRpcUsageMetrics,
-  primaryNetworkRpcUsageMetricsSchema,
+  primaryNetworkRpcUsageMetricsEnvelopeSchema,
   type SignatureResponse,
   type SubnetRpcUsageMetrics,
   type Supply,
-  signatureResponseSchema,
-  subnetRpcUsageMetricsSchema,
+  subnetRpcUsageMetricsEnvelopeSchema,
   supplySchema,
   type Transaction,
+  type UsageBucket,
 } from './schemas.js';
 import { abortableSleep } from './wire.js';
+
+/** An answer with what its checks found beside it: drift, and records set aside (absent when none). */
+export type WithFindings<T> = T & { findings?: Findings | undefined };
 
 export interface DataApiClientOptions {
   /** e.g. `https://data-api.avax.network`; a trailing slash is fine, a path prefix is kept. */
@@ -140,22 +154,31 @@ export interface SubnetRpcUsageMetricsParams {
   rlBypassApiToken?: string | undefined;
 }
 
+/**
+ * Lists (transactions, rewards, usage buckets) are checked record by record (records.ts): the
+ * answer's good records are returned, the others in its `findings`, with the drift seen (fields and
+ * enum values the OpenAPI does not list). A broken envelope is an UpstreamResponseError, as before.
+ */
 export interface DataApiClient {
-  getSupply(o?: CallOptions): Promise<Supply>;
+  getSupply(o?: CallOptions): Promise<WithFindings<Supply>>;
   listLatestTransactions(p?: ListLatestTransactionsParams, o?: CallOptions): Promise<Page<Transaction>>;
   listHistoricalRewards(p: ListHistoricalRewardsParams, o?: CallOptions): Promise<Page<HistoricalReward>>;
-  getApiUsageMetrics(p?: ApiUsageMetricsParams, o?: CallOptions): Promise<ApiUsageMetrics>;
+  getApiUsageMetrics(p?: ApiUsageMetricsParams, o?: CallOptions): Promise<WithFindings<ApiUsageMetrics>>;
   getPrimaryNetworkRpcUsageMetrics(
     p: PrimaryNetworkRpcUsageMetricsParams,
     o?: CallOptions,
-  ): Promise<PrimaryNetworkRpcUsageMetrics>;
-  getSubnetRpcUsageMetrics(p?: SubnetRpcUsageMetricsParams, o?: CallOptions): Promise<SubnetRpcUsageMetrics>;
+  ): Promise<WithFindings<PrimaryNetworkRpcUsageMetrics>>;
+  getSubnetRpcUsageMetrics(
+    p?: SubnetRpcUsageMetricsParams,
+    o?: CallOptions,
+  ): Promise<WithFindings<SubnetRpcUsageMetrics>>;
+  /** A signature that fails its schema is a RecordRejectedError, carrying it to be set aside. */
   getAggregatedSignatures(
     p: { network: Network; txHash: string },
     o?: CallOptions,
-  ): Promise<SignatureResponse>;
-  createTransactionExport(body: CreateExportRequest, o?: CallOptions): Promise<Operation>;
-  getOperation(operationId: string, o?: CallOptions): Promise<Operation>;
+  ): Promise<WithFindings<SignatureResponse>>;
+  createTransactionExport(body: CreateExportRequest, o?: CallOptions): Promise<WithFindings<Operation>>;
+  getOperation(operationId: string, o?: CallOptions): Promise<WithFindings<Operation>>;
   /**
    * A view of this client whose calls also count into `meter` and abort with `signal` (one per job run).
    * The view's `meter` is that meter (a fresh one if none is given); the parent's meters keep counting.
@@ -170,6 +193,65 @@ export interface DataApiClient {
 }
 
 const seg = encodeURIComponent;
+
+/** The answer's own drift (its envelope's fields and enum values), as a collector to add records to. */
+function envelopeDrift(schema: z.ZodType, envelope: unknown): DriftCollector {
+  const drift = new DriftCollector();
+  drift.nextRecord();
+  findDrift(schema, envelope, '', drift);
+  return drift;
+}
+
+/** An answer that is one object (supply, an operation): itself, with its drift. */
+function single<T>(endpoint: EndpointName, schema: z.ZodType) {
+  return (answer: T): WithFindings<T> => {
+    const findings = findingsOf(endpoint, [], envelopeDrift(schema, answer));
+    return findings ? { ...answer, findings } : (answer as WithFindings<T>);
+  };
+}
+
+/** A page of a list: its good records and its findings. */
+function pageOf<T>(
+  endpoint: RecordEndpoint,
+  envelopeSchema: z.ZodType,
+  envelope: { nextPageToken?: string | undefined },
+  list: readonly unknown[],
+): Page<T> {
+  const drift = envelopeDrift(envelopeSchema, envelope);
+  const { items, rejected } = checkRecords(recordSpecs[endpoint] as RecordSpec<T>, list, drift);
+  return { items, nextPageToken: envelope.nextPageToken, findings: findingsOf(endpoint, rejected, drift) };
+}
+
+/**
+ * A usage answer: each value of each bucket is a record with its bucket's start; the answer keeps
+ * the buckets in order with the values that passed (a bucket whose start is out of bounds keeps
+ * none: each of its values is set aside).
+ */
+function usageOf<R extends { metrics: UsageBucket<unknown>[] }>(
+  endpoint: 'apiUsageMetrics' | 'primaryNetworkRpcUsageMetrics' | 'subnetRpcUsageMetrics',
+  envelopeSchema: z.ZodType,
+  envelope: { metrics: { timestamp: unknown; values: unknown[] }[] },
+): WithFindings<R> {
+  type V = R['metrics'][number]['values'][number];
+  const drift = envelopeDrift(envelopeSchema, envelope);
+  const spec = recordSpecs[endpoint] as RecordSpec<{ timestamp: number; value: V }>;
+  const records = envelope.metrics.flatMap((b) =>
+    b.values.map((value) => ({ timestamp: b.timestamp, value })),
+  );
+  const { items, rejected } = checkRecords(spec, records, drift);
+  const buckets = new Map<number, V[]>();
+  for (const { timestamp, value } of items) {
+    const values = buckets.get(timestamp);
+    if (values) values.push(value);
+    else buckets.set(timestamp, [value]);
+  }
+  const metrics = [...buckets].map(([timestamp, values]) => ({ timestamp, values }));
+  const findings = findingsOf(endpoint, rejected, drift);
+  return { ...envelope, metrics, ...(findings && { findings }) } as unknown as WithFindings<R>;
+}
+
+/** Any JSON object: a signature answer's envelope, the record itself checked apart. */
+const anyObject = z.looseObject({});
 
 export function createDataApiClient(options: DataApiClientOptions): DataApiClient {
   let base: URL;
@@ -225,7 +307,10 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
       meter,
       baseUrl: options.baseUrl,
       close,
-      getSupply: (o) => send({ endpoint: 'supply', path: '/v1/avax/supply', schema: supplySchema }, ctx(o)),
+      getSupply: (o) =>
+        send({ endpoint: 'supply', path: '/v1/avax/supply', schema: supplySchema }, ctx(o)).then(
+          single('supply', supplySchema),
+        ),
 
       async listLatestTransactions(p = {}, o) {
         const { network, status, pageSize, pageToken } = p;
@@ -234,11 +319,11 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
             endpoint: 'transactions',
             path: '/v1/transactions',
             query: { pageToken, pageSize, network, status },
-            schema: listTransactionsResponseSchema,
+            schema: listTransactionsEnvelopeSchema,
           },
           ctx(o),
         );
-        return { items: res.transactions, nextPageToken: res.nextPageToken };
+        return pageOf('transactions', listTransactionsEnvelopeSchema, res, res.transactions);
       },
 
       async listHistoricalRewards(p, o) {
@@ -259,55 +344,68 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
             },
             // historicalPrice.value is an amount typed as a JSON number: parse without floats.
             parseJson: parseJsonLossless,
-            schema: listHistoricalRewardsResponseSchema,
+            schema: listHistoricalRewardsEnvelopeSchema,
           },
           ctx(o),
         );
-        return { items: res.historicalRewards, nextPageToken: res.nextPageToken };
+        return pageOf('rewards', listHistoricalRewardsEnvelopeSchema, res, res.historicalRewards);
       },
 
-      getApiUsageMetrics: (p = {}, o) =>
-        send(
-          {
-            endpoint: 'apiUsageMetrics',
-            path: '/v1/apiUsageMetrics',
-            query: { ...p },
-            schema: apiUsageMetricsSchema,
-          },
-          ctx(o),
+      getApiUsageMetrics: async (p = {}, o) =>
+        usageOf<ApiUsageMetrics>(
+          'apiUsageMetrics',
+          apiUsageMetricsEnvelopeSchema,
+          await send(
+            {
+              endpoint: 'apiUsageMetrics',
+              path: '/v1/apiUsageMetrics',
+              query: { ...p },
+              schema: apiUsageMetricsEnvelopeSchema,
+            },
+            ctx(o),
+          ),
         ),
 
-      getPrimaryNetworkRpcUsageMetrics: (p, o) =>
-        send(
-          {
-            endpoint: 'primaryNetworkRpcUsageMetrics',
-            path: '/v1/primaryNetworkRpcUsageMetrics',
-            query: { ...p },
-            schema: primaryNetworkRpcUsageMetricsSchema,
-          },
-          ctx(o),
+      getPrimaryNetworkRpcUsageMetrics: async (p, o) =>
+        usageOf<PrimaryNetworkRpcUsageMetrics>(
+          'primaryNetworkRpcUsageMetrics',
+          primaryNetworkRpcUsageMetricsEnvelopeSchema,
+          await send(
+            {
+              endpoint: 'primaryNetworkRpcUsageMetrics',
+              path: '/v1/primaryNetworkRpcUsageMetrics',
+              query: { ...p },
+              schema: primaryNetworkRpcUsageMetricsEnvelopeSchema,
+            },
+            ctx(o),
+          ),
         ),
 
-      getSubnetRpcUsageMetrics: (p = {}, o) =>
-        send(
-          {
-            endpoint: 'subnetRpcUsageMetrics',
-            path: '/v1/subnetRpcUsageMetrics',
-            query: { ...p },
-            schema: subnetRpcUsageMetricsSchema,
-          },
-          ctx(o),
+      getSubnetRpcUsageMetrics: async (p = {}, o) =>
+        usageOf<SubnetRpcUsageMetrics>(
+          'subnetRpcUsageMetrics',
+          subnetRpcUsageMetricsEnvelopeSchema,
+          await send(
+            {
+              endpoint: 'subnetRpcUsageMetrics',
+              path: '/v1/subnetRpcUsageMetrics',
+              query: { ...p },
+              schema: subnetRpcUsageMetricsEnvelopeSchema,
+            },
+            ctx(o),
+          ),
         ),
 
-      getAggregatedSignatures: (p, o) =>
-        send(
-          {
-            endpoint: 'signatures',
-            path: `/v1/signatureAggregator/${seg(p.network)}/aggregateSignatures/${seg(p.txHash)}`,
-            schema: signatureResponseSchema,
-          },
-          ctx(o),
-        ),
+      async getAggregatedSignatures(p, o) {
+        const path = `/v1/signatureAggregator/${seg(p.network)}/aggregateSignatures/${seg(p.txHash)}`;
+        const answer = await send({ endpoint: 'signatures', path, schema: anyObject }, ctx(o));
+        const page = pageOf<SignatureResponse>('signatures', anyObject, {}, [answer]);
+        const [record] = page.items;
+        if (!record) {
+          throw new RecordRejectedError({ method: 'GET', path, status: 201, findings: page.findings! });
+        }
+        return page.findings ? { ...record, findings: page.findings } : record;
+      },
 
       createTransactionExport: (body, o) =>
         send(
@@ -318,13 +416,13 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
             schema: operationSchema,
           },
           ctx(o),
-        ),
+        ).then(single('createExport', operationSchema)),
 
       getOperation: (operationId, o) =>
         send(
           { endpoint: 'getOperation', path: `/v1/operations/${seg(operationId)}`, schema: operationSchema },
           ctx(o),
-        ),
+        ).then(single('getOperation', operationSchema)),
 
       scoped(s) {
         const scopedMeter = s.meter ?? createMeter();

@@ -5,6 +5,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { excerpt } from '../escape/excerpt.js';
+import type { Findings } from './records.js';
 import type { ErrorBody } from './schemas.js';
 
 export interface UpstreamErrorContext {
@@ -81,7 +82,7 @@ export type MalformedKind = 'invalid-json' | 'truncated' | 'too-large' | 'shape'
 
 /** A success status with a body the client cannot use. Never retried within the call: the job fails loudly. */
 export class UpstreamResponseError extends Error {
-  override readonly name = 'UpstreamResponseError';
+  override readonly name: string = 'UpstreamResponseError';
   readonly method: string;
   readonly path: string;
   readonly status: number;
@@ -108,6 +109,20 @@ export class UpstreamResponseError extends Error {
     this.status = init.status;
     this.kind = init.kind;
     if (init.issues !== undefined) this.issues = init.issues;
+  }
+}
+
+/**
+ * An answer that is one record (a signature) failed its schema or bounds: the caller sets it aside
+ * (`findings`) and goes on; uncaught, it is a malformed response like any other.
+ */
+export class RecordRejectedError extends UpstreamResponseError {
+  override readonly name = 'RecordRejectedError';
+  readonly findings: Findings;
+
+  constructor(init: UpstreamErrorContext & { status: number; findings: Findings }) {
+    super({ ...init, kind: 'shape', issues: init.findings.rejected[0]?.problems });
+    this.findings = init.findings;
   }
 }
 

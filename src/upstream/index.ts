@@ -9,7 +9,9 @@ export {
   type ListLatestTransactionsParams,
   type PrimaryNetworkRpcUsageMetricsParams,
   type SubnetRpcUsageMetricsParams,
+  type WithFindings,
 } from './client.js';
+export { type DriftKind, type DriftName, openEnum } from './drift.js';
 export * from './endpoints.js';
 export * from './enums.js';
 export {
@@ -17,14 +19,28 @@ export {
   isUnrecoverable,
   type MalformedKind,
   PageTokenRepeatedError,
+  RecordRejectedError,
   UpstreamHttpError,
   UpstreamNetworkError,
   UpstreamResponseError,
 } from './errors.js';
+export * from './fields.js';
 export type { AttemptEvent, ComputeUnitBudget } from './http.js';
 export { parseJsonLossless, toPlainDecimal } from './json.js';
 export { createMeter, type Meter, type MeterSnapshot } from './meter.js';
 export { type Page, type PaginateOptions, paginate } from './paginate.js';
+export {
+  type Checked,
+  checkRecord,
+  type Findings,
+  type FindingsEndpoint,
+  REJECT_REASONS,
+  type RecordEndpoint,
+  type RejectedRecord,
+  type RejectReason,
+  recheckRecord,
+  recordSpecs,
+} from './records.js';
 export {
   defaultRetryPolicy,
   hintedDelayMs,

@@ -1,9 +1,13 @@
 import { PageTokenRepeatedError } from './errors.js';
+import type { Findings } from './records.js';
 
 export interface Page<T> {
+  /** The records that passed their schema and bounds. */
   items: T[];
   /** Absent (or empty) on the last page. Tokens expire after 24 hours upstream. */
   nextPageToken?: string | undefined;
+  /** Records set aside and drift seen on this page; absent when there were none. */
+  findings?: Findings | undefined;
 }
 
 export interface PaginateOptions {

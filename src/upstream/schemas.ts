@@ -2,15 +2,23 @@
  * Response (and request) schemas of the nine endpoints, following spec/data-api.openapi.json: fields
  * required there are required here, optional ones stay optional, and unknown fields are accepted
  * (`z.looseObject`, so they also survive into the parsed value; the upstream "keeps growing").
- * Amounts are strings and stay strings; a malformed amount is a malformed response.
+ * Amounts are strings and stay strings; times, positions, amounts and free text are bounded
+ * (fields.ts): a value outside its bound fails the record.
  *
- * Response enums the upstream may extend are "open" (known values typed, any other string accepted)
- * when an unknown value does not change what the collector does with the row: failing a whole page
- * of rewards because of a new `rewardType` would stall the job for nothing. Enums the collector
- * branches on (operationStatus, operationType) or that only echo our request (currencyCode) are strict.
+ * Lists are checked record by record (records.ts): an answer is its envelope (the list itself,
+ * the page token, the fields around the list), which must be right or the answer is broken, and its
+ * records, each of which passes or is set aside on its own. The `…Envelope` schemas are what the
+ * client checks first; the full `…Response` schemas (envelope and records) are what the simulator's
+ * answers are tested against.
+ *
+ * Response enums the upstream may extend are "open" (known values typed, any other word accepted,
+ * and seen as drift: drift.ts) when an unknown value does not change what the collector does with the
+ * row. Enums the collector branches on (operationStatus, operationType) or that only echo our
+ * request (currencyCode) are strict.
  */
 import { isLosslessNumber } from 'lossless-json';
 import { z } from 'zod';
+import { openEnum } from './drift.js';
 import { currencies, networks, primaryNetworkChains } from './endpoints.js';
 import {
   apiUsageGroupBys,
@@ -24,27 +32,35 @@ import {
   primaryNetworkRpcGroupBys,
   rewardTypes,
 } from './enums.js';
+import {
+  BOUND,
+  denomination,
+  jsonPosition,
+  jsonUnixSeconds,
+  position,
+  shaped,
+  smallInteger,
+  text,
+  uintString,
+  unixMilliseconds,
+  unixSeconds,
+} from './fields.js';
 import { CB58_ID, EVM_ADDRESS, EVM_CHAIN_ID, EVM_HASH, NODE_ID } from './identifiers.js';
 import { toPlainDecimal } from './json.js';
 
-/** A string enum whose known values are typed but which accepts any other string (see header). */
-function openEnum<const T extends readonly [string, ...string[]]>(_known: T) {
-  return z.string() as unknown as z.ZodType<T[number] | (string & {}), string>;
-}
-
-/** Integer amount in the smallest unit (wei, nAVAX), or another integer sent as text (nonce, block number). */
-const uintString = z.string().regex(/^\d+$/, 'expected an unsigned integer string');
 /** Decimal amount in whole units (supply figures in AVAX). */
-const decimalString = z.string().regex(/^\d+(\.\d+)?$/, 'expected a non-negative decimal string');
-/**
+const decimalString = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, 'expected a non-negative decimal string')
+  .max(160, `${BOUND} expected at most 160 characters`);
+/*
  * Fields the API defines narrowly (an id, a hash, a chain id) are validated as such: garbage is
  * refused at the boundary, naming the field, instead of being stored, labelled or printed.
  */
-const shaped = (pattern: RegExp, what: string) => z.string().regex(pattern, `expected ${what}`);
-const evmChainId = shaped(EVM_CHAIN_ID, 'an EVM chain id: digits, e.g. "43114"');
-const evmHash = shaped(EVM_HASH, 'a 0x-prefixed 32-byte hex hash');
+export const evmChainId = shaped(EVM_CHAIN_ID, 'an EVM chain id: digits, e.g. "43114"');
+export const evmHash = shaped(EVM_HASH, 'a 0x-prefixed 32-byte hex hash');
 const evmAddress = shaped(EVM_ADDRESS, 'a 0x-prefixed hex address of at most 20 bytes');
-const cb58Id = shaped(CB58_ID, 'a cb58 id');
+export const cb58Id = shaped(CB58_ID, 'a cb58 id');
 const nodeId = shaped(NODE_ID, 'a node id: "NodeID-" followed by a cb58 id');
 /** A bech32 Primary Network address, optionally `P-`/`X-` prefixed (the checksum is the config's business). */
 const bech32Address = shaped(
@@ -54,9 +70,13 @@ const bech32Address = shaped(
 /** An open enum's unknown values still have the known ones' shape: upper-case words. */
 const enumWord = (what: string) =>
   shaped(/^[A-Z][A-Z0-9_]{0,63}$/, `${what}: upper-case letters, digits and "_"`);
-
-/** A JSON number that lossless parsing may have kept as a LosslessNumber (not an amount: a float is fine). */
-const jsonNumber = z.preprocess((v) => (isLosslessNumber(v) ? Number(v.toString()) : v), z.number());
+/** A page token is sent back in a URL: visible ASCII, bounded; empty means the last page. */
+const pageToken = z
+  .string()
+  .max(4096, `${BOUND} expected a page token of at most 4096 characters`)
+  .regex(/^[\x21-\x7e]*$/, 'expected a page token of visible ASCII characters');
+/** A JSON number the client parses as a float anyway (a metric), finite. */
+const metric = z.number();
 
 // ---- enums (request and response) ----
 
@@ -83,10 +103,11 @@ export type Supply = z.output<typeof supplySchema>;
 // ---- GET /v1/transactions (ListNativeTransactionsResponse) ----
 
 export const richAddressSchema = z.looseObject({
-  name: z.string().optional(),
-  symbol: z.string().optional(),
-  decimals: z.number().optional(),
-  logoUri: z.string().optional(),
+  name: text(1024).optional(),
+  symbol: text(256).optional(),
+  /** A token's decimals: a uint8. */
+  decimals: smallInteger(255).optional(),
+  logoUri: text().optional(),
   address: evmAddress,
 });
 export type RichAddress = z.output<typeof richAddressSchema>;
@@ -94,36 +115,44 @@ export type RichAddress = z.output<typeof richAddressSchema>;
 export const methodSchema = z.looseObject({
   /** Open: a new call type does not change how a transaction row is stored. */
   callType: openEnum(callTypes),
-  methodHash: z.string(),
-  methodName: z.string().optional(),
+  methodHash: text(256),
+  methodName: text().optional(),
 });
 
 export const transactionSchema = z.looseObject({
   blockNumber: uintString,
-  blockTimestamp: z.number(),
-  blockTimestampMilliseconds: z.number().optional(),
-  blockMinDelayExcess: z.number().optional(),
+  blockTimestamp: unixSeconds,
+  blockTimestampMilliseconds: unixMilliseconds.optional(),
+  blockMinDelayExcess: position.optional(),
   blockHash: evmHash,
   chainId: evmChainId,
-  blockIndex: z.number(),
+  blockIndex: position,
   txHash: evmHash,
   /** `"0"` or `"1"` as text; kept a string as sent. */
   txStatus: shaped(/^[01]$/, '"0" or "1"'),
-  txType: z.number(),
+  /** EIP-2718 types are a byte; PostgreSQL keeps it an `integer`. */
+  txType: smallInteger(2 ** 31 - 1),
   gasLimit: uintString,
   gasUsed: uintString,
   gasPrice: uintString,
   nonce: uintString,
   from: richAddressSchema,
-  to: richAddressSchema,
+  /**
+   * Required by the OpenAPI, but a contract creation has no recipient: absent or `null` is stored
+   * as a NULL `to_address` rather than refused.
+   */
+  to: richAddressSchema.nullish(),
   method: methodSchema.optional(),
   value: uintString,
 });
 /** NativeTransaction in the OpenAPI. */
 export type Transaction = z.output<typeof transactionSchema>;
 
-export const listTransactionsResponseSchema = z.looseObject({
-  nextPageToken: z.string().optional(),
+export const listTransactionsEnvelopeSchema = z.looseObject({
+  nextPageToken: pageToken.optional(),
+  transactions: z.array(z.unknown()),
+});
+export const listTransactionsResponseSchema = listTransactionsEnvelopeSchema.extend({
   transactions: z.array(transactionSchema),
 });
 
@@ -143,6 +172,10 @@ export const priceValueSchema = z
       ctx.addIssue({ code: 'custom', message: 'expected a non-negative decimal number' });
       return z.NEVER;
     }
+    if (plain.length > 160) {
+      ctx.addIssue({ code: 'custom', message: `${BOUND} expected a price of at most 160 digits` });
+      return z.NEVER;
+    }
     return plain;
   });
 
@@ -153,9 +186,10 @@ export const moneySchema = z.looseObject({
 
 export const assetWithPriceInfoSchema = z.looseObject({
   assetId: cb58Id,
-  name: z.string(),
-  symbol: z.string(),
-  denomination: jsonNumber,
+  name: text(1024),
+  symbol: text(256),
+  /** Decimals of the asset: 0..30 (AVAX: 9). */
+  denomination,
   /** Open: `secp256k1` or `nft` today. */
   type: openEnum(assetTypes),
   amount: uintString,
@@ -164,37 +198,41 @@ export const assetWithPriceInfoSchema = z.looseObject({
 });
 
 export const historicalRewardSchema = z.looseObject({
-  addresses: z.array(bech32Address),
+  addresses: z.array(bech32Address).max(1000, `${BOUND} expected at most 1000 addresses`),
   txHash: cb58Id,
   amountStaked: uintString,
   nodeId,
-  startTimestamp: jsonNumber,
-  endTimestamp: jsonNumber,
-  /** Open: a new reward type is stored as sent rather than failing the page. */
+  startTimestamp: jsonUnixSeconds,
+  endTimestamp: jsonUnixSeconds,
+  /** Open: a new reward type is stored as sent rather than failing the record. */
   rewardType: openEnum(rewardTypes).pipe(enumWord('a reward type')),
   utxoId: cb58Id,
-  outputIndex: jsonNumber,
+  outputIndex: jsonPosition,
   reward: assetWithPriceInfoSchema,
   rewardTxHash: cb58Id,
 });
 export type HistoricalReward = z.output<typeof historicalRewardSchema>;
 
-export const listHistoricalRewardsResponseSchema = z.looseObject({
-  nextPageToken: z.string().optional(),
+export const listHistoricalRewardsEnvelopeSchema = z.looseObject({
+  nextPageToken: pageToken.optional(),
+  historicalRewards: z.array(z.unknown()),
+});
+export const listHistoricalRewardsResponseSchema = listHistoricalRewardsEnvelopeSchema.extend({
   historicalRewards: z.array(historicalRewardSchema),
 });
 
 // ---- usage metrics (three variants) ----
 
 const metricValueFields = {
-  totalRequests: z.number(),
-  apiCreditsUsed: z.number(),
-  requestsPerSecond: z.number(),
-  successRatePercent: z.number(),
-  medianResponseTimeMsecs: z.number(),
-  invalidRequests: z.number(),
-  apiCreditsWasted: z.number(),
-  groupValue: z.union([z.string(), z.number()]).optional(),
+  totalRequests: metric,
+  apiCreditsUsed: metric,
+  requestsPerSecond: metric,
+  successRatePercent: metric,
+  medianResponseTimeMsecs: metric,
+  invalidRequests: metric,
+  apiCreditsWasted: metric,
+  /** Part of the row's key: bounded well below PostgreSQL's index row size. */
+  groupValue: z.union([text(512), z.number()]).optional(),
 };
 
 export const usageMetricsValueSchema = z.looseObject({
@@ -209,37 +247,81 @@ export const rpcUsageMetricsValueSchema = z.looseObject({
 export type UsageMetricsValue = z.output<typeof usageMetricsValueSchema>;
 export type RpcUsageMetricsValue = z.output<typeof rpcUsageMetricsValueSchema>;
 
-export const apiUsageMetricsSchema = z.looseObject({
-  aggregateDuration: z.string(),
-  orgId: z.string(),
-  metrics: z.array(z.looseObject({ timestamp: z.number(), values: z.array(usageMetricsValueSchema) })),
+/**
+ * One record of a usage answer: a value of a bucket, with its bucket's start. The bucket's list of
+ * values is the envelope's; each value passes or is set aside on its own.
+ */
+export const usageRecordSchema = (
+  value: typeof usageMetricsValueSchema | typeof rpcUsageMetricsValueSchema,
+) => z.object({ timestamp: unixSeconds, value });
+
+/** A bucket as the envelope sees it: its start and its values, each checked as a record. */
+const bucketEnvelope = z.looseObject({ timestamp: z.unknown(), values: z.array(z.unknown()) });
+
+const usageEnvelopeFields = {
+  aggregateDuration: text(64),
+  metrics: z.array(bucketEnvelope),
+};
+export const apiUsageMetricsEnvelopeSchema = z.looseObject({
+  ...usageEnvelopeFields,
+  orgId: text(256),
 });
-const rpcMetricsSchema = z.looseObject({
-  timestamp: z.number(),
-  values: z.array(rpcUsageMetricsValueSchema),
-});
-export const primaryNetworkRpcUsageMetricsSchema = z.looseObject({
-  aggregateDuration: z.string(),
-  metrics: z.array(rpcMetricsSchema),
+export const primaryNetworkRpcUsageMetricsEnvelopeSchema = z.looseObject({
+  ...usageEnvelopeFields,
   /** Open: `mainnet` or `testnet` per the OpenAPI; the echo of a request for `fuji` is not pinned down. */
   network: openEnum(['mainnet', 'testnet']),
 });
-export const subnetRpcUsageMetricsSchema = z.looseObject({
-  aggregateDuration: z.string(),
-  metrics: z.array(rpcMetricsSchema),
-  chainId: z.string(),
+export const subnetRpcUsageMetricsEnvelopeSchema = z.looseObject({
+  ...usageEnvelopeFields,
+  chainId: text(256),
 });
+
+const bucketOf = <V extends z.ZodType>(value: V) =>
+  z.looseObject({ timestamp: unixSeconds, values: z.array(value) });
+export const apiUsageMetricsSchema = apiUsageMetricsEnvelopeSchema.extend({
+  metrics: z.array(bucketOf(usageMetricsValueSchema)),
+});
+export const primaryNetworkRpcUsageMetricsSchema = primaryNetworkRpcUsageMetricsEnvelopeSchema.extend({
+  metrics: z.array(bucketOf(rpcUsageMetricsValueSchema)),
+});
+export const subnetRpcUsageMetricsSchema = subnetRpcUsageMetricsEnvelopeSchema.extend({
+  metrics: z.array(bucketOf(rpcUsageMetricsValueSchema)),
+});
+
+/** A bucket of an answer, its values those that passed. */
+export interface UsageBucket<V> {
+  timestamp: number;
+  values: V[];
+}
 /** UsageMetricsResponseDTO (GET /v1/apiUsageMetrics). */
-export type ApiUsageMetrics = z.output<typeof apiUsageMetricsSchema>;
+export interface ApiUsageMetrics {
+  aggregateDuration: string;
+  orgId: string;
+  metrics: UsageBucket<UsageMetricsValue>[];
+}
 /** PrimaryNetworkRpcUsageMetricsResponseDTO. */
-export type PrimaryNetworkRpcUsageMetrics = z.output<typeof primaryNetworkRpcUsageMetricsSchema>;
+export interface PrimaryNetworkRpcUsageMetrics {
+  aggregateDuration: string;
+  network: string;
+  metrics: UsageBucket<RpcUsageMetricsValue>[];
+}
 /** SubnetRpcUsageMetricsResponseDTO. */
-export type SubnetRpcUsageMetrics = z.output<typeof subnetRpcUsageMetricsSchema>;
+export interface SubnetRpcUsageMetrics {
+  aggregateDuration: string;
+  chainId: string;
+  metrics: UsageBucket<RpcUsageMetricsValue>[];
+}
 export type UsageMetricsResponse = ApiUsageMetrics | PrimaryNetworkRpcUsageMetrics | SubnetRpcUsageMetrics;
 
 // ---- signatures, operations ----
 
-export const signatureResponseSchema = z.looseObject({ signedMessage: z.string() });
+/** The signed warp message, hex (the OpenAPI's example), bounded. */
+export const signatureResponseSchema = z.looseObject({
+  signedMessage: z
+    .string()
+    .max(262_144, `${BOUND} expected at most 262144 characters`)
+    .regex(/^(0x)?[0-9a-fA-F]*$/, 'expected a hex string'),
+});
 export type SignatureResponse = z.output<typeof signatureResponseSchema>;
 
 export const transactionExportMetadataSchema = z.looseObject({
@@ -264,10 +346,17 @@ export const operationSchema = z.looseObject({
   ),
   operationType: z.enum(operationTypes),
   operationStatus: z.enum(operationStatuses),
-  message: z.string().optional(),
+  /** Human text, stored: a NUL (PostgreSQL refuses it) is dropped and a long one cut, not refused. */
+  message: z
+    .string()
+    .transform((v) => {
+      const clean = v.replaceAll('\u0000', '');
+      return clean.length > 4096 ? `${clean.slice(0, 4096)}…` : clean;
+    })
+    .optional(),
   metadata: transactionExportMetadataSchema.optional(),
-  createdAtTimestamp: z.number(),
-  updatedAtTimestamp: z.number(),
+  createdAtTimestamp: unixMilliseconds,
+  updatedAtTimestamp: unixMilliseconds,
 });
 export type Operation = z.output<typeof operationSchema>;
 

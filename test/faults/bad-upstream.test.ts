@@ -7,7 +7,8 @@ import { API_KEY, cliEnv, query, startFaultSimulator, workspace } from './suppor
 
 /**
  * Bad upstream bodies: each fails `run transactions` with a clear error and writes nothing (no row,
- * no cursor); a redirect is not followed, so the API key never reaches the other host. The
+ * no cursor); a redirect is not followed, so the API key never reaches the other host. A good body
+ * whose records are bad is not a bad body: its records are set aside and the run succeeds. The
  * simulator injects the faults it has; a tiny server of this file's own serves the others.
  */
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -86,9 +87,12 @@ describe('bad upstream bodies fail the run with a clear error and write nothing'
     sim.setFaults({});
   });
 
-  it('wrong types in the items (the simulator garbles a field)', async () => {
+  it('an envelope of the wrong shape (the simulator turns the list into an object)', async () => {
     sim.setFaults({ endpoints: { transactions: { plan: [{ kind: 'malformed' }] } } });
-    await expectCleanFailure(sim.url, /response does not match the schema/);
+    await expectCleanFailure(
+      sim.url,
+      /response does not match the schema: transactions: Invalid input: expected array/,
+    );
     sim.setFaults({});
   });
 
@@ -98,10 +102,35 @@ describe('bad upstream bodies fail the run with a clear error and write nothing'
     await expectCleanFailure(upstream.url, /200 response is not valid JSON/);
   });
 
-  it('items missing required fields', async () => {
+  it('a page token that is no token', async () => {
+    handler = (_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(`{"transactions":[],"nextPageToken":"a\\u0000${'b'.repeat(10)}"}`);
+    await expectCleanFailure(
+      upstream.url,
+      /response does not match the schema: nextPageToken: expected a page token/,
+    );
+  });
+
+  it('items missing required fields are set aside, not the page: the run succeeds', async () => {
     handler = (_req, res) =>
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"transactions":[{"txHash":"0x01"}]}');
-    await expectCleanFailure(upstream.url, /response does not match the schema: transactions\.0\./);
+    const ws = await workspace(config);
+    try {
+      const r = await runCli(['run', 'transactions'], { ...cliEnv(sim, ws), GLACIER_BASE_URL: upstream.url });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).toContain('record set aside');
+      const [aside] = await query<{ fields: string; reason: string }>(
+        ws.location,
+        'SELECT fields, reason FROM rejected_records',
+      );
+      expect(aside).toMatchObject({ reason: 'schema' });
+      expect(aside!.fields).toContain('blockNumber');
+      expect(await query(ws.location, 'SELECT * FROM transactions')).toEqual([]);
+    } finally {
+      await ws.cleanup();
+    }
   });
 
   it('a body far larger than any page', async () => {

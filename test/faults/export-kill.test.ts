@@ -28,7 +28,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
 });
 
-async function setup(dir = 'exports'): Promise<Workspace> {
+async function setup(dir = 'exports', settings: Record<string, unknown> = {}): Promise<Workspace> {
   const ws = await workspace({});
   cleanups.push(ws.cleanup);
   const config = {
@@ -38,6 +38,7 @@ async function setup(dir = 'exports'): Promise<Workspace> {
         directory: join(ws.dir, dir),
         pollInterval: '1s',
         maxPollInterval: '1s',
+        ...settings,
         definitions: [
           {
             name: 'treasury',
@@ -135,6 +136,50 @@ describe('kill -9 of `run exports`', { timeout: 400_000 }, () => {
       'SELECT operation_id FROM export_operations',
     );
     await completeAndCheck(ws, op!.operation_id);
+    expect(sim.requests.filter((r) => r.endpoint === 'download')).toHaveLength(downloads);
+  });
+
+  it('a load killed downloadAttempts times: the file is failed, not loaded again, and each killed run is interrupted', async () => {
+    sim = await startFaultSimulator({ clock: undefined, exports: { runningMs: 0, rowsPerDay: 150_000 } });
+    const ws = await setup('exports', { downloadAttempts: 2 });
+    for (let kill = 0; kill < 2; kill++) {
+      await killWhen(ws, async () => {
+        const [started] = await query<{ n: number }>(
+          ws.location,
+          'SELECT COUNT(*) AS n FROM export_files WHERE load_starts > ?',
+          [kill],
+        ).catch(() => [{ n: 0 }]);
+        return Number(started?.n ?? 0) > 0;
+      });
+    }
+    const [before] = await query<{ load_starts: number; load_status: string }>(
+      ws.location,
+      'SELECT load_starts, load_status FROM export_files',
+    );
+    expect(before).toMatchObject({ load_starts: 2, load_status: 'pending' });
+    const downloads = sim.requests.filter((r) => r.endpoint === 'download').length;
+    // The third start would be one more kill (out of memory, in the case this guards): given up instead.
+    const given = await runCli(['run', 'exports'], cliEnv(sim, ws));
+    expect(given.code).toBe(1);
+    expect(given.stderr + given.stdout).toContain(
+      'its load was started 2 times and the process died in it each time',
+    );
+    const [file] = await query<{ load_status: string; load_error: string }>(
+      ws.location,
+      'SELECT load_status, load_error FROM export_files',
+    );
+    expect(file!.load_status).toBe('failed');
+    expect(file!.load_error).toContain('never finished');
+    const runs = await query<{ status: string; error: string | null }>(
+      ws.location,
+      "SELECT status, error FROM job_runs WHERE job = 'exports' ORDER BY id",
+    );
+    expect(runs.map((r) => r.status)).toEqual(['failed', 'failed', 'failed']);
+    expect(runs[0]!.error).toMatch(/^interrupted: the process died while loading the export file/);
+    expect(runs[1]!.error).toMatch(/^interrupted: the process died while loading the export file/);
+    // Not downloaded, nor loaded, again: the next run leaves the window alone.
+    const again = await runCli(['run', 'exports'], cliEnv(sim, ws));
+    expect(again.code, again.stderr).toBe(0);
     expect(sim.requests.filter((r) => r.endpoint === 'download')).toHaveLength(downloads);
   });
 });

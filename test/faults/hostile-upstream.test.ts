@@ -12,15 +12,20 @@ import { Writable } from 'node:stream';
 import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jobs as allJobs } from '../../jobs/index.js';
+import { demoAddress, demoCb58 } from '../../src/commands/demo-config.js';
 import { loadConfig } from '../../src/config/index.js';
 import { findJob, runJob } from '../../src/kernel/index.js';
 import { createMetrics } from '../../src/metrics/index.js';
+import { buildRewardsReport } from '../../src/report/rewards.js';
+import { rewardsFormats } from '../../src/report/rewards-formats.js';
+import { formatSummaryCsv, summarizeRewards } from '../../src/report/rewards-summary.js';
 import { collectStatus, formatStatus } from '../../src/report/status.js';
 import { createManualClock, type ManualClock } from '../../src/runtime/clock.js';
 import { createLogger } from '../../src/runtime/logger.js';
+import { readTableSizes } from '../../src/store/index.js';
 import { formatTable } from '../../src/terminal/text-table.js';
 import { createDataApiClient } from '../../src/upstream/index.js';
-import { evmExportPayload, T0 } from '../support/collector.js';
+import { configOf, evmExportPayload, T0 } from '../support/collector.js';
 import { runExports, type TestExportsPayload } from '../support/exports.js';
 import {
   type HostileApi,
@@ -32,7 +37,7 @@ import {
 import { captureLog } from '../support/log.js';
 import { type ConnectFence, fenceConnects } from '../support/no-remote.js';
 import { type TestStore, testStore } from '../support/store.js';
-import { transaction } from '../unit/upstream/fixtures.js';
+import { rewardsText, transaction } from '../unit/upstream/fixtures.js';
 
 const API_KEY = 'glc-hostile-suite-key-5d1e';
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -253,7 +258,7 @@ describe('hostile upstream: text that reaches a sink', () => {
 });
 
 describe('hostile upstream: metric labels', () => {
-  it('counts usage group values that are huge or hold escape sequences under one "invalid" group, logged once', async () => {
+  it('counts usage group values that hold escape sequences under one "invalid" group, logged once; a huge one is set aside', async () => {
     const value = (groupValue: string, totalRequests: number) => ({
       groupValue,
       groupedBy: 'requestPath',
@@ -290,6 +295,8 @@ describe('hostile upstream: metric labels', () => {
     };
     const run = await r.runConfigured('usage-metrics', { usageMetrics });
     expect(run.status).toBe('succeeded');
+    // A group value of 200,000 characters is part of no key a database indexes: set aside.
+    expect(run.rejected).toEqual({ bounds: 1 });
     const { log, text } = captureLog('info');
     const config = loadConfig({ env: {}, cwd: '/nonexistent', file: { jobs: { usageMetrics } } });
     const metrics = createMetrics({ store: r.db.store, config, log, clock: r.clock, jobs: allJobs });
@@ -301,7 +308,7 @@ describe('hostile upstream: metric labels', () => {
       const requests = body.split('\n').filter((l) => l.startsWith('glacier_usage_requests{'));
       expect(requests).toHaveLength(2);
       expect(requests.find((l) => l.includes('group="/v1/transactions"'))).toMatch(/ 5$/);
-      expect(requests.find((l) => l.includes('group="invalid"'))).toMatch(/ 18$/);
+      expect(requests.find((l) => l.includes('group="invalid"'))).toMatch(/ 7$/);
     }
     const lines = text()
       .split('\n')
@@ -335,7 +342,7 @@ describe('hostile upstream: error texts', () => {
 });
 
 describe('hostile upstream: narrow fields', () => {
-  it('refuses a page whose chain id is not digits, naming the field, and stores nothing of it', async () => {
+  it('sets aside a transaction whose chain id is not digits, naming the field; the page and the cursor go on', async () => {
     const good = { ...transaction };
     const bad = { ...transaction, txHash: `0x${'ab'.repeat(32)}`, chainId: '43114\u001b[2J' };
     const r = await rig({
@@ -343,13 +350,272 @@ describe('hostile upstream: narrow fields', () => {
     });
     const transactions = { schedule: '* * * * *', pageSize: 2, maxPages: 1 };
     const run = await r.runConfigured('transactions', { transactions });
-    expect(run.status).toBe('failed');
-    expect(run.errorMessage).toContain('transactions.1.chainId: expected an EVM chain id');
+    expect(run.status).toBe('succeeded');
+    expect(run.rejected).toEqual({ schema: 1 });
+    expect(await r.count('SELECT COUNT(*) AS n FROM transactions')).toBe(1);
+    expect(await r.count('SELECT COUNT(*) AS n FROM sync_state')).toBe(1);
+    const aside = await r.db.store.get<{ fields: string; problems: string; naturalKey: string | null }>(
+      'SELECT fields, problems, natural_key AS "naturalKey" FROM rejected_records',
+    );
+    expect(aside).toEqual({
+      fields: 'chainId',
+      problems: 'chainId: expected an EVM chain id: digits, e.g. "43114"',
+      // Its chain id is the broken field: no natural key, the raw record's hash instead.
+      naturalKey: null,
+    });
+    // The log line names the field; no escape sequence reaches it.
+    const line = r
+      .logs()
+      .split('\n')
+      .find((l) => l.includes('record set aside'))!;
+    expect(line).toContain('chainId: expected an EVM chain id');
     // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting their absence
-    expect(run.errorMessage).not.toMatch(/[\u0000-\u001f]/);
-    expect(await r.count('SELECT COUNT(*) AS n FROM transactions')).toBe(0);
-    expect(await r.count('SELECT COUNT(*) AS n FROM sync_state')).toBe(0);
-    // Garbage is not retried: one request for the run.
+    expect(line).not.toMatch(/[\u0000-\u001f]/);
     expect(r.api.requests).toHaveLength(1);
+  });
+});
+
+/** A reward the hostile API sends: the fixture's, as its `i`th output, `fields` changed. */
+function rewardOf(
+  i: number,
+  fields: Record<string, unknown> = {},
+  asset: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const base = (JSON.parse(rewardsText('12.5')) as { historicalRewards: Record<string, unknown>[] })
+    .historicalRewards[0]!;
+  const end = Math.floor(T0 / 1000) - 86_400 * 2 - i * 600;
+  return {
+    ...base,
+    addresses: [REWARD_ADDRESS],
+    utxoId: demoCb58(`utxo-${i}`),
+    endTimestamp: end,
+    startTimestamp: end - 14 * 86_400,
+    ...fields,
+    reward: { ...(base['reward'] as object), ...asset },
+  };
+}
+
+const REWARD_ADDRESS = demoAddress('hostile-rewards');
+const rewardsJob = {
+  schedule: '0 * * * *',
+  network: 'mainnet',
+  addresses: [REWARD_ADDRESS],
+  currency: 'usd',
+  pageSize: 60,
+};
+
+/** The rewards route: `pages` of rewards, newest first, chained by page tokens `p1`, `p2`… */
+function rewardPages(pages: unknown[][]): Routes {
+  return {
+    'GET /v1/networks/mainnet/rewards': (_req, url) => {
+      const token = url.searchParams.get('pageToken');
+      const index = token ? Number(token.slice(1)) : 0;
+      const next = index + 1 < pages.length ? { nextPageToken: `p${index + 1}` } : {};
+      return { body: { historicalRewards: pages[index] ?? [], ...next } };
+    },
+  };
+}
+
+describe('hostile upstream: one record never stalls a job', () => {
+  it('120 rewards over two pages, two malformed: 118 stored and reported, two set aside; a second run spends what a clean one does', async () => {
+    const pagesOf = (malformed: boolean) => {
+      const all = Array.from({ length: 120 }, (_, i) => rewardOf(i));
+      if (malformed) {
+        all[7] = rewardOf(7, { utxoId: 'not an id!' });
+        all[77] = rewardOf(77, {}, { amount: '12.5' });
+      }
+      return [all.slice(0, 60), all.slice(60)];
+    };
+    const runTwice = async (malformed: boolean) => {
+      const r = await rig(rewardPages(pagesOf(malformed)));
+      const first = await r.runConfigured('rewards', { rewards: rewardsJob });
+      const second = await r.runConfigured('rewards', { rewards: rewardsJob });
+      return { r, first, second };
+    };
+    const clean = await runTwice(false);
+    const hostile = await runTwice(true);
+    expect(hostile.first).toMatchObject({ status: 'succeeded', rejected: { schema: 2 } });
+    expect(await hostile.r.count('SELECT COUNT(*) AS n FROM rewards')).toBe(118);
+    const aside = await hostile.r.db.store.all<{ fields: string; naturalKey: string | null }>(
+      'SELECT fields, natural_key AS "naturalKey" FROM rejected_records ORDER BY fields',
+    );
+    expect(aside).toEqual([
+      { fields: 'reward.amount', naturalKey: `mainnet:${demoCb58('utxo-77')}` },
+      { fields: 'utxoId', naturalKey: null },
+    ]);
+    expect(hostile.second.status).toBe('succeeded');
+    expect(hostile.second.computeUnits).toBeLessThanOrEqual(clean.second.computeUnits);
+    expect(hostile.second.rejected).toEqual({});
+    // The accountant's report has the 118.
+    const config = configOf({ jobs: { rewards: rewardsJob } });
+    const report = await buildRewardsReport(hostile.r.db.store, config.jobs.rewards, {
+      from: '2025-01-01',
+      to: '2025-12-31',
+    });
+    expect(report.rows).toHaveLength(118);
+    expect(report.invalid).toEqual([]);
+  });
+
+  it('sets aside rewards with a denomination of -3, 1.5 or 1e300; every report format and the summary work', async () => {
+    const r = await rig(
+      rewardPages([
+        [
+          rewardOf(0),
+          rewardOf(1, {}, { denomination: -3 }),
+          rewardOf(2, {}, { denomination: 1.5 }),
+          rewardOf(3, {}, { denomination: 1e300 }),
+          rewardOf(4, { endTimestamp: 1e14 }),
+          rewardOf(5),
+        ],
+      ]),
+    );
+    const run = await r.runConfigured('rewards', { rewards: rewardsJob });
+    expect(run.status).toBe('succeeded');
+    expect(await r.count('SELECT COUNT(*) AS n FROM rewards')).toBe(2);
+    expect(await r.count('SELECT COUNT(*) AS n FROM rejected_records')).toBe(4);
+    const config = configOf({ jobs: { rewards: rewardsJob } });
+    const report = await buildRewardsReport(r.db.store, config.jobs.rewards, {
+      from: '2025-01-01',
+      to: '2025-12-31',
+    });
+    expect(report.rows).toHaveLength(2);
+    for (const [name, format] of Object.entries(rewardsFormats)) {
+      expect(format.write(report), name).toContain('0.005001');
+    }
+    expect(formatSummaryCsv(report, summarizeRewards(report, 'year'))).toContain('2025,');
+  });
+
+  it('stores 60 transactions with two contract creations (no `to`, `to: null`) with a NULL recipient', async () => {
+    const txs = Array.from({ length: 60 }, (_, i) => ({
+      ...transaction,
+      txHash: `0x${i.toString(16).padStart(64, '0')}`,
+      blockTimestamp: Math.floor(T0 / 1000) - i,
+    }));
+    const { to: _to, ...created } = txs[10]!;
+    txs[10] = created as (typeof txs)[number];
+    txs[20] = { ...txs[20]!, to: null as never };
+    const r = await rig({ 'GET /v1/transactions': () => ({ body: { transactions: txs } }) });
+    const run = await r.runConfigured('transactions', {
+      transactions: { schedule: '* * * * *', pageSize: 60, maxPages: 1 },
+    });
+    expect(run).toMatchObject({ status: 'succeeded', rowsWritten: 60, rejected: {} });
+    expect(await r.count('SELECT COUNT(*) AS n FROM transactions WHERE to_address IS NULL')).toBe(2);
+    expect(await r.count('SELECT COUNT(*) AS n FROM rejected_records')).toBe(0);
+  });
+
+  it('sets aside a transaction from -1e15 and a reward ending at 1e14; status and --json work', async () => {
+    const r = await rig({
+      'GET /v1/transactions': () => ({
+        body: {
+          transactions: [
+            transaction,
+            { ...transaction, txHash: `0x${'12'.repeat(32)}`, blockTimestamp: -1e15 },
+          ],
+        },
+      }),
+      ...rewardPages([[rewardOf(0), rewardOf(1, { endTimestamp: 1e14 })]]),
+    });
+    await r.runConfigured('transactions', {
+      transactions: { schedule: '* * * * *', pageSize: 2, maxPages: 1 },
+    });
+    await r.runConfigured('rewards', { rewards: rewardsJob });
+    expect(await r.count('SELECT COUNT(*) AS n FROM rejected_records')).toBe(2);
+    const config = configOf({ jobs: { rewards: rewardsJob, transactions: { schedule: '* * * * *' } } });
+    const status = await collectStatus(allJobs, config, r.db.store, new Date(T0));
+    expect(formatStatus(status)).toContain('records set aside: 2');
+    expect(JSON.parse(JSON.stringify(status)).recordsSetAside).toHaveLength(2);
+  });
+
+  it('two rewards of one node of 99999999999999999999999 nAVAX each: the summary never clamps, a scrape never fails', async () => {
+    const huge = '99999999999999999999999';
+    const r = await rig(
+      rewardPages([[rewardOf(0, {}, { amount: huge }), rewardOf(1, {}, { amount: huge })]]),
+    );
+    const node = rewardOf(0)['nodeId'] as string;
+    const job = { ...rewardsJob, addresses: [], nodeIds: [node] };
+    expect((await r.runConfigured('rewards', { rewards: job })).status).toBe('succeeded');
+    const config = configOf({ jobs: { rewards: job } });
+    const { log } = captureLog('info');
+    const metrics = createMetrics({ store: r.db.store, config, log, clock: r.clock, jobs: allJobs });
+    const body = (await metrics.expose()).body;
+    expect(body).toContain('glacier_scrape_collector_success{collector="rewards"} 1');
+    const line = body.split('\n').find((l) => l.startsWith('glacier_rewards_received_avax{'))!;
+    // 2 × 99,999,999,999,999,999,999,999 nAVAX = about 2e14 AVAX (exact on PostgreSQL, a float past
+    // 2^63 nAVAX on SQLite: never the clamped 9.2e9 AVAX).
+    expect(Number(line.split(' ').at(-1))).toBeCloseTo(2e14, -2);
+  });
+});
+
+/** A CSV of `rows` rows with `unknown` columns the collector cannot place, named with `nameLength` characters. */
+function wideCsv(
+  unknown: number,
+  nameLength: number,
+  rows: number,
+  cell: string,
+): { size: number; write: (res: ServerResponse) => void } {
+  const names = Array.from(
+    { length: unknown },
+    (_, i) => `${String(i).padStart(4, '0')}${'n'.repeat(nameLength - 4)}`,
+  );
+  const header = `txHash,chainId,blockTimestamp,${names.join(',')}\n`;
+  const line = (i: number) =>
+    `0x${i.toString(16).padStart(64, '0')},43114,${1_750_000_000 + i},${Array(unknown).fill(cell).join(',')}\n`;
+  const size =
+    Buffer.byteLength(header) +
+    Array.from({ length: rows }, (_, i) => Buffer.byteLength(line(i))).reduce((a, b) => a + b, 0);
+  return {
+    size,
+    write: (res) => {
+      res.writeHead(200, { 'content-type': 'text/csv' });
+      res.write(header);
+      let i = 0;
+      const more = () => {
+        while (i < rows) {
+          if (!res.write(line(i++))) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      more();
+    },
+  };
+}
+
+describe('hostile upstream: export files of hostile shapes', () => {
+  it('a header of 1,000 columns named with 1,000 characters is unsupported: not loaded, not downloaded again', async () => {
+    const file = wideCsv(1000, 1000, 5_000, 'x');
+    expect(file.size).toBeGreaterThan(10_000_000);
+    const host = await downloadHost(file.write);
+    const r = await rig(completedAt(`${host.url}/export.csv`));
+    const first = await r.run();
+    expect(first.status).toBe('failed');
+    expect(first.errorMessage).toContain('1000 columns the collector cannot place, more than 256');
+    expect(await r.count("SELECT COUNT(*) AS n FROM export_files WHERE load_status = 'unsupported'")).toBe(1);
+    expect(await r.count('SELECT COUNT(*) AS n FROM exported_transactions')).toBe(0);
+    const second = await r.run();
+    expect(second).toMatchObject({ status: 'succeeded', computeUnits: 0 });
+    expect(host.requests()).toBe(1);
+  });
+
+  it('the widest header still read loads in bounded memory, the database a small factor over the file', async () => {
+    const file = wideCsv(256, 128, 200, 'c'.repeat(400));
+    const host = await downloadHost(file.write);
+    const r = await rig(completedAt(`${host.url}/export.csv`));
+    let peak = 0;
+    const base = process.memoryUsage().rss;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss - base);
+    }, 5);
+    const run = await r.run().finally(() => clearInterval(sampler));
+    expect(run.status).toBe('succeeded');
+    expect(await r.count('SELECT COUNT(*) AS n FROM exported_transactions')).toBe(200);
+    // Each row's extra is at most 4 KiB, whatever the row holds (a row here: 100 KiB of cells).
+    const extras = await r.db.store.all<{ n: number }>(
+      'SELECT length(CAST(extra AS TEXT)) AS n FROM exported_transactions',
+    );
+    for (const { n } of extras) expect(Number(n)).toBeLessThanOrEqual(4096 + 256);
+    const sizes = await readTableSizes(r.db.store);
+    const tableBytes = sizes.get('exported_transactions');
+    if (tableBytes !== undefined) expect(tableBytes).toBeLessThan(file.size);
+    expect(peak).toBeLessThan(256 * 1024 * 1024);
   });
 });

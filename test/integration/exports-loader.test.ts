@@ -254,6 +254,19 @@ describe('exports loader: broken files', () => {
     });
   }
 
+  it('wideHeader (1,000 columns named with 1,000 characters): unsupported, nothing read past the header, not downloaded again', async () => {
+    const { c, dir } = await setup({ fileDefect: 'wideHeader', rowsPerDay: 500 });
+    const payload = evmExportPayload(dir);
+    const run = await runExportsPass(c, payload);
+    expect(run.status).toBe('failed');
+    expect(run.error?.message).toMatch(/1000 columns the collector cannot place, more than 256/);
+    expect(await c.store.get('SELECT load_status AS s FROM export_files')).toEqual({ s: 'unsupported' });
+    expect(await count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(0);
+    const again = await runExportsPass(c, payload);
+    expect(again.status).toBe('succeeded');
+    expect(spent(c)).toEqual({ posts: 1, statusReads: 1, downloads: 1 });
+  });
+
   it('a failed file is downloaded again by --reload, and loads when the copy is good', async () => {
     const { c, dir } = await setup(
       {},

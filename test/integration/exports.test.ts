@@ -92,7 +92,7 @@ describe('exports: run exports (in-process)', () => {
       },
       { at: () => new Date(c.clock.now()).toISOString() },
     );
-    expect(reload).toEqual({ rows: 500, added: 0 });
+    expect(reload).toEqual({ rows: 500, added: 0, setAside: 0 });
     expect(await count(c, 'SELECT COUNT(*) AS n FROM exported_transactions')).toBe(500);
   });
 

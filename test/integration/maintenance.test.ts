@@ -279,6 +279,7 @@ describe('maintenance job', () => {
       jobRuns: 90 * DAY,
       supplySnapshots: 'forever',
       usageMetrics: 'forever',
+      rejectedRecords: 'forever',
     });
     await run(c, transactionsJob, config);
     await run(c, supplyJob, config);

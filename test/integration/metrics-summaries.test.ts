@@ -10,6 +10,7 @@ import {
   openStore,
   readExportSummaries,
   readJobSummaries,
+  readRewardTotals,
   rebuildTransactionSummaries,
   refreshExportSummaries,
   type Store,
@@ -39,6 +40,31 @@ const T2 = '2025-06-15T12:01:00.000Z';
 const T3 = '2025-06-15T12:02:00.000Z';
 
 const all = (store: Store, sql: string) => store.all<Record<string, unknown>>(sql);
+
+/**
+ * A SQLite database of an earlier version: every shipped migration before the first whose tag holds
+ * `tag` (Drizzle applies what is newer than the last one applied: none after it is kept either).
+ */
+async function storeBefore(tag: string): Promise<{ path: string; store: Store }> {
+  const { dir, cleanup } = tempDir();
+  cleanups.push(cleanup);
+  const before = join(dir, 'before');
+  mkdirSync(join(before, 'meta'), { recursive: true });
+  const folder = migrationsFolder('sqlite');
+  const journal = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8'));
+  journal.entries = journal.entries.slice(
+    0,
+    journal.entries.findIndex((e: { tag: string }) => e.tag.includes(tag)),
+  );
+  for (const { tag: kept } of journal.entries as { tag: string }[]) {
+    copyFileSync(join(folder, `${kept}.sql`), join(before, `${kept}.sql`));
+  }
+  writeFileSync(join(before, 'meta', '_journal.json'), JSON.stringify(journal));
+  const path = join(dir, 'old.db');
+  const store = await openStore(storeLocation(path), { migrate: false });
+  migrate(drizzle(sqliteConnection(store)!), { migrationsFolder: before });
+  return { path, store };
+}
 
 async function insertTx(
   store: Store,
@@ -295,23 +321,8 @@ describe('metrics summaries', () => {
   it.skipIf(onPostgres)(
     'are filled from the rows already stored when the migration runs on an existing database (SQLite)',
     async () => {
-      const { dir, cleanup } = tempDir();
-      cleanups.push(cleanup);
       // A database at every migration before the metrics ones, with data.
-      const first = join(dir, 'first');
-      mkdirSync(join(first, 'meta'), { recursive: true });
-      const folder = migrationsFolder('sqlite');
-      const journal = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8'));
-      // (Drizzle applies what is newer than the last migration applied: keep none after them either.)
-      const firstMetrics = journal.entries.findIndex((e: { tag: string }) => e.tag.includes('metrics'));
-      journal.entries = journal.entries.slice(0, firstMetrics);
-      for (const { tag } of journal.entries as { tag: string }[]) {
-        copyFileSync(join(folder, `${tag}.sql`), join(first, `${tag}.sql`));
-      }
-      writeFileSync(join(first, 'meta', '_journal.json'), JSON.stringify(journal));
-      const path = join(dir, 'old.db');
-      const old = await openStore(storeLocation(path), { migrate: false });
-      migrate(drizzle(sqliteConnection(old)!), { migrationsFolder: first });
+      const { path, store: old } = await storeBefore('metrics');
       expect(await all(old, "SELECT name FROM sqlite_master WHERE name = 'transaction_summaries'")).toEqual(
         [],
       );
@@ -348,6 +359,51 @@ describe('metrics summaries', () => {
         job: 'supply',
         lastSuccessAt: '2025-01-01T00:00:02.000Z',
       });
+    },
+  );
+
+  it.skipIf(onPostgres)(
+    'the records migration on an existing database (SQLite): transactions kept with their delete trigger, a clamped reward sum recounted',
+    async () => {
+      // A database of the version before: every migration before 0006_records_set_aside, with data.
+      const { path, store: old } = await storeBefore('records_set_aside');
+      for (let i = 0; i < 10; i++) await insertTx(old, String(i % 2), `0x${i}`, i);
+      // That version's writer counted transactions itself: as it would have.
+      await old.exec(`INSERT INTO transaction_summaries (network, chain_id, transactions, newest_block_timestamp)
+        SELECT network, chain_id, count(*), max(block_timestamp) FROM transactions GROUP BY 1, 2`);
+      const huge = '99999999999999999999999';
+      for (const utxo of ['u1', 'u2']) {
+        await insertReward(old, {
+          utxo,
+          node: 'N1',
+          type: 'VALIDATOR',
+          amount: huge,
+          end: 10,
+          addresses: ['a1'],
+        });
+      }
+      // Its trigger clamped each amount at 2^63 - 1 (and went REAL adding them).
+      const clamped = await all(old, "SELECT amount FROM reward_summaries WHERE subject = 'N1'");
+      expect(Number(clamped[0]!.amount)).toBeLessThan(2e19);
+      await old.close();
+
+      const upgraded = await openStore(storeLocation(path));
+      cleanups.push(() => upgraded.close());
+      expect(await txSummary(upgraded)).toEqual(await txTruth(upgraded));
+      await upgraded.run("DELETE FROM transactions WHERE tx_hash = '0x0'");
+      expect(await txSummary(upgraded)).toEqual(await txTruth(upgraded));
+      // A contract creation now fits.
+      await upgraded.run(
+        `INSERT INTO transactions (chain_id, tx_hash, network, block_number, block_timestamp, block_hash, block_index,
+          tx_status, tx_type, gas_limit, gas_used, gas_price, nonce, value, from_address, to_address, first_seen_at, last_seen_at)
+         VALUES ('0', '0xnew', 'mainnet', '1', 1, '0xb', 0, '1', 2, '1', '1', '1', '0', '0', '0xa', NULL, ?, ?)`,
+        [T1, T1],
+      );
+      const [sum] = await all(upgraded, "SELECT amount FROM reward_summaries WHERE subject = 'N1'");
+      expect(Number(sum!.amount)).toBeCloseTo(2e23, -9);
+      expect(
+        await readRewardTotals(upgraded, 'mainnet', 'usd', [{ kind: 'node_id', subject: 'N1' }]),
+      ).toMatchObject([{ rewards: 2 }]);
     },
   );
 

@@ -123,6 +123,8 @@ beforeAll(async () => {
   expect(runs.map((r) => r.status)).toEqual(runs.map(() => 'succeeded'));
   // A day later: more transactions and usage buckets, and the prices of the rewards now older than 24 h.
   c.clock.advance(26 * 3_600_000);
+  // A record set aside and drift seen: rejected_records (its context jsonb) and upstream_drift are copied too.
+  c.sim.setFaults({ endpoints: { transactions: { plan: [{ kind: 'badRecord' }, { kind: 'drift' }] } } });
   await runHandler('transactions', transactions, txPayload, deps);
   await runHandler('rewards', rewards, rewardsPayload, deps);
   await runHandler('usage-metrics', usageMetrics, usagePayload, deps);

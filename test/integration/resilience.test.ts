@@ -57,7 +57,10 @@ describe('resilience against upstream faults', () => {
     expect(await count(c, 'transactions')).toBe(0);
     expect(await count(c, 'sync_state')).toBe(0);
     expect(await lastRun(c)).toMatchObject({ status: 'failed', rows_written: 0 });
-    expect((await lastRun(c)).error).toMatch(/\/v1\/transactions.*schema/);
+    expect((await lastRun(c)).error).toMatch(
+      /\/v1\/transactions.*schema: transactions: Invalid input: expected array/,
+    );
+    expect(await count(c, 'rejected_records')).toBe(0);
     expect(requestCount(c.sim, 'transactions')).toBe(1); // not retried
   });
 

@@ -541,6 +541,7 @@ describe('retention', () => {
       jobRuns: 90 * 86_400_000,
       supplySnapshots: 'forever',
       usageMetrics: 'forever',
+      rejectedRecords: 'forever',
     });
     // The maintenance job is there without a section: daily.
     expect(config.jobs.maintenance).toEqual({

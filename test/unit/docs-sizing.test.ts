@@ -80,6 +80,8 @@ describe('docs/configuration.md, retention', () => {
   it("states each retained table's bytes a row on both stores", () => {
     const rows = tableRows(read('configuration.md'));
     for (const [key, table] of Object.entries(RETAINED_TABLES)) {
+      // Records set aside have no steady size: their raw text is up to 16 KiB, and none come normally.
+      if (table === 'rejected_records') continue;
       if (!isSizedTable(table)) throw new Error(`${table}: no bytes a row in src/store/row-sizes.ts`);
       const meaning = rows.find((r) => onlyCodeSpan(r.cells[0]!) === `retention.${key}`)?.cells[2] ?? '';
       const m = /about ([\d,]+) bytes a row on SQLite, ([\d,]+) on PostgreSQL/.exec(meaning);

@@ -1,20 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ExportFileError,
+  type BuiltRow,
+  EXTRA_CUT_KEY,
   excerpt,
+  HEADER_LIMITS,
+  MAX_EXTRA_BYTES,
   normalizeHeaderName,
   planHeader,
   rowBuilder,
   UnsupportedExportFileError,
+  uniqueNames,
 } from '../../src/exports/csv-columns.js';
 import { exportedColumns } from '../../src/store/index.js';
 
 const EVM = 'TRANSACTION_EXPORT_EVM';
 const PN = 'TRANSACTION_EXPORT_PRIMARY_NETWORK';
 
+const build = (header: string[], record: string[], type = EVM): BuiltRow =>
+  rowBuilder(planHeader(header, type), { exportName: 'e', operationId: 'op' })(record, 2);
+
 /** The row a header and a record give, as { column: value } without the NULLs. */
 function load(header: string[], record: string[], type = EVM): Record<string, unknown> {
-  const row = rowBuilder(planHeader(header, type), { exportName: 'e', operationId: 'op' })(record, 2);
+  const built = build(header, record, type);
+  if ('rejected' in built) throw new Error(`set aside: ${built.rejected.problems}`);
+  const { row } = built;
   return Object.fromEntries(
     exportedColumns.flatMap((c, i) => (row[i] === null ? [] : [[c, row[i]] as const])),
   );
@@ -78,6 +87,7 @@ describe('planHeader and rowBuilder', () => {
     ['value', '9'.repeat(101)],
     ['blockIndex', '1234567890123456'],
     ['blockTimestamp', 'yesterday'],
+    ['blockTimestamp', '-1000000000000000'],
   ])('keeps %s %j, which does not fit the column, in extra', (header, cell) => {
     const row = load(['txHash', 'chainId', header], ['0x1', '43114', cell]);
     expect(row[header]).toBeUndefined();
@@ -88,6 +98,57 @@ describe('planHeader and rowBuilder', () => {
     const row = load(['txHash', 'chainId', 'note', '', 'note', 'empty'], ['0x1', '43114', 'a', 'b', 'c', '']);
     expect(JSON.parse(row['extra'] as string)).toEqual({ note: 'a', column4: 'b', 'note#5': 'c' });
     expect(load(['txHash', 'chainId'], ['0x1', '43114'])['extra']).toBeUndefined();
+  });
+
+  it('renames without collisions: a made-up name the header already holds gets a suffix', () => {
+    expect(uniqueNames(['note', 'note', 'note#2', '', 'column4'])).toEqual([
+      'note',
+      'note#2.2',
+      'note#2',
+      'column4#4',
+      'column4',
+    ]);
+    const row = load(['txHash', 'chainId', 'x', 'x', 'x#4'], ['0x1', '43114', 'a', 'b', 'c']);
+    expect(JSON.parse(row['extra'] as string)).toEqual({ x: 'a', 'x#4.2': 'b', 'x#4': 'c' });
+  });
+
+  it('keeps a column named __proto__ like any other (no prototype in the way)', () => {
+    const row = load(['txHash', 'chainId', '__proto__', 'constructor'], ['0x1', '43114', 'p', 'c']);
+    const extra = JSON.parse(row['extra'] as string) as Record<string, unknown>;
+    expect(Object.keys(extra)).toEqual(['__proto__', 'constructor']);
+    expect(Object.getOwnPropertyDescriptor(extra, '__proto__')?.value).toBe('p');
+  });
+
+  it('bounds extra at 4 KiB a row: the cell that does not fit is cut, the rest counted', () => {
+    const header = ['txHash', 'chainId', ...Array.from({ length: 100 }, (_, i) => `col${i}`)];
+    const record = [
+      '0x1',
+      '43114',
+      'a'.repeat(1000),
+      'v'.repeat(5000),
+      ...Array.from({ length: 98 }, () => 'x'.repeat(100)),
+    ];
+    const extra = load(header, record)['extra'] as string;
+    expect(Buffer.byteLength(extra)).toBeLessThanOrEqual(MAX_EXTRA_BYTES);
+    const parsed = JSON.parse(extra) as Record<string, string>;
+    expect(parsed['col0']).toBe('a'.repeat(1000));
+    expect(parsed['col1']).toMatch(/^v{2000,}…$/);
+    expect(parsed['col2']).toBeUndefined();
+    expect(parsed[EXTRA_CUT_KEY]).toBe(
+      '99 cell(s), 14800 characters, not kept whole (extra is at most 4096 bytes a row)',
+    );
+  });
+
+  it.each([
+    [
+      Array.from({ length: HEADER_LIMITS.unknownColumns + 1 }, (_, i) => `u${i}`),
+      /257 columns the collector cannot place, more than 256/,
+    ],
+    [['a'.repeat(HEADER_LIMITS.nameLength + 1)], /a column name of 129 characters, more than 128/],
+  ])('a header with too many or too long unknown names (%#) is unsupported', (unknown, message) => {
+    const run = () => planHeader(['txHash', 'chainId', ...unknown], EVM);
+    expect(run).toThrow(UnsupportedExportFileError);
+    expect(run).toThrow(message);
   });
 
   it('reads a Primary Network file by its own names and aliases', () => {
@@ -130,12 +191,35 @@ describe('planHeader and rowBuilder', () => {
   });
 
   it.each([
-    ['', /line 2, column "txHash": empty, but it is part of the row's key/],
-    ['x'.repeat(513), /line 2, column "txHash": 513 characters long, but it is part of the row's key/],
-  ])('a row without a usable key (%#) is a broken file', (hash, message) => {
-    const run = () => load(['txHash', 'chainId'], [hash, '43114']);
-    expect(run).toThrow(ExportFileError);
-    expect(run).toThrow(message);
+    ['', /line 2: txHash: empty, but it is part of the row's key/],
+    ['x'.repeat(513), /line 2: txHash: 513 characters long, but it is part of the row's key/],
+  ])('a row without a usable key (%#) is set aside, its cells by header name', (hash, message) => {
+    const built = build(['txHash', 'chainId', 'note'], [hash, '43114', 'n']);
+    expect('rejected' in built && built.rejected).toMatchObject({
+      reason: 'schema',
+      fields: ['txHash'],
+      problems: expect.stringMatching(message),
+      key: undefined,
+      raw: { txHash: hash, chainId: '43114', note: 'n' },
+    });
+  });
+
+  it.each([
+    [
+      'blockTimestamp',
+      '99999999999',
+      /blockTimestamp: out of bounds: expected Unix seconds from 2009-01-01 to 2100-01-01/,
+    ],
+    ['blockTimestamp', '1000', /blockTimestamp: out of bounds/],
+    ['value', '9'.repeat(79), /value: out of bounds: expected at most 78 digits/],
+  ])('a row whose %s %j is out of bounds is set aside, keyed', (header, cell, message) => {
+    const built = build(['txHash', 'chainId', header], ['0x1', '43114', cell]);
+    expect('rejected' in built && built.rejected).toMatchObject({
+      reason: 'bounds',
+      fields: [header],
+      problems: expect.stringMatching(message),
+      key: 'e:43114:0x1',
+    });
   });
 });
 

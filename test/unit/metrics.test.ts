@@ -104,8 +104,9 @@ describe('decimals as gauges', () => {
     expect(unitsToNumber(9007199254740993n, 9)).toBe(Number('9007199.254740993'));
   });
 
-  it('refuses text that is not a number', () => {
-    expect(() => decimalToNumber('12,5')).toThrow('not a decimal number');
+  it('reads text that is not a number as NaN, never a throw (a scrape survives what is stored)', () => {
+    expect(decimalToNumber('12,5')).toBeNaN();
+    expect(decimalToNumber('')).toBeNaN();
   });
 });
 

@@ -90,6 +90,7 @@ const JSONB = new Set([
   'exported_transactions.extra',
   'sync_state.cursor',
   'job_runs.rows_removed',
+  'rejected_records.context',
 ]);
 
 /** INTEGER columns that stay int4: small enumerations and denominations. */

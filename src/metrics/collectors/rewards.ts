@@ -10,7 +10,7 @@ import { backfillComplete, type NewestFirstCursor } from '../../sync/newest-firs
 import { rewardStreams } from '../../sync/reward-streams.js';
 import { canonicalNetwork } from '../../upstream/index.js';
 import { mergeSameLabels, OTHER } from '../cap.js';
-import { unitsToNumber } from '../decimal.js';
+import { addUnits, storedUnits, storedUnitsToNumber } from '../decimal.js';
 import type { Scrape } from '../scrape.js';
 
 /** AVAX rewards are paid in nAVAX. */
@@ -21,8 +21,8 @@ interface Series {
   subject: string;
   rewardType: string;
   rewards: number;
-  /** nAVAX. */
-  amount: bigint;
+  /** nAVAX: exact, or a float when the stored sum is one (storedUnits). */
+  amount: bigint | number;
   /** In the configured currency: rewards priced in another one are not in it. */
   value: number;
   newestEndTimestamp: number;
@@ -95,10 +95,11 @@ export function defineRewardsCollector(scrape: Scrape, store: Store, config: Con
         subject: t.subject,
         // A reward type is upstream text: checked before it becomes a label.
         rewardType: label('glacier_rewards_received_avax', t.rewardType),
-        rewards: t.rewards,
-        amount: BigInt(t.amount),
-        value: t.value,
-        newestEndTimestamp: t.newestEndTimestamp,
+        rewards: Number(t.rewards),
+        // Whatever the summary holds (a sum past int64 is a float in SQLite): never a throw.
+        amount: storedUnits(t.amount),
+        value: Number(t.value),
+        newestEndTimestamp: Number(t.newestEndTimestamp),
         rank: rank.get(`${t.subjectKind}\n${t.subject}`) ?? subjects.length,
       }));
       const merged = mergeSameLabels(series, (s) => `${s.kind}\n${s.subject}\n${s.rewardType}`, combine);
@@ -110,7 +111,9 @@ export function defineRewardsCollector(scrape: Scrape, store: Store, config: Con
       });
       for (const s of kept) {
         const labels = { network, kind: s.kind, subject: s.subject, reward_type: s.rewardType };
-        g.avax.set(labels, unitsToNumber(s.amount, AVAX_DECIMALS));
+        const avax = storedUnitsToNumber(s.amount, AVAX_DECIMALS);
+        // A stored sum that is no number exposes no amount rather than failing the scrape.
+        if (Number.isFinite(avax)) g.avax.set(labels, avax);
         g.value.set({ ...labels, currency: job.currency }, s.value);
         g.count.set(labels, s.rewards);
         g.newest.set(labels, s.newestEndTimestamp);
@@ -124,7 +127,7 @@ function combine(into: Series | undefined, s: Series): Series {
   return {
     ...s,
     rewards: (into?.rewards ?? 0) + s.rewards,
-    amount: (into?.amount ?? 0n) + s.amount,
+    amount: addUnits(into?.amount ?? 0n, s.amount),
     value: (into?.value ?? 0) + s.value,
     newestEndTimestamp: Math.max(into?.newestEndTimestamp ?? 0, s.newestEndTimestamp),
   };

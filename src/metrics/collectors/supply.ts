@@ -1,3 +1,4 @@
+import type { Gauge } from 'prom-client';
 import { readLatestSupply, type Store } from '../../store/index.js';
 import { decimalToNumber } from '../decimal.js';
 import type { Scrape } from '../scrape.js';
@@ -32,17 +33,23 @@ export function defineSupplyCollector(scrape: Scrape, store: Store): void {
     async read(g) {
       const s = await readLatestSupply(store);
       if (!s) return;
-      g.circulating.set(decimalToNumber(s.circulatingSupply));
-      g.total.set(decimalToNumber(s.totalSupply));
-      g.staked.set(decimalToNumber(s.totalStaked));
-      g.locked.set(decimalToNumber(s.totalLocked));
-      g.rewards.set(decimalToNumber(s.totalRewards));
-      g.genesisUnlock.set(decimalToNumber(s.genesisUnlock));
-      g.l1ValidatorFees.set(decimalToNumber(s.l1ValidatorFees));
-      g.burned.set({ chain: 'p' }, decimalToNumber(s.totalPBurned));
-      g.burned.set({ chain: 'c' }, decimalToNumber(s.totalCBurned));
-      g.burned.set({ chain: 'x' }, decimalToNumber(s.totalXBurned));
-      g.lastUpdated.set(Date.parse(s.lastUpdated) / 1000);
+      // A stored figure that is no number (NaN) exposes no series rather than failing the scrape.
+      const set = (gauge: Gauge, value: number, labels?: { chain: string }) => {
+        if (!Number.isFinite(value)) return;
+        if (labels) gauge.set(labels, value);
+        else gauge.set(value);
+      };
+      set(g.circulating, decimalToNumber(s.circulatingSupply));
+      set(g.total, decimalToNumber(s.totalSupply));
+      set(g.staked, decimalToNumber(s.totalStaked));
+      set(g.locked, decimalToNumber(s.totalLocked));
+      set(g.rewards, decimalToNumber(s.totalRewards));
+      set(g.genesisUnlock, decimalToNumber(s.genesisUnlock));
+      set(g.l1ValidatorFees, decimalToNumber(s.l1ValidatorFees));
+      set(g.burned, decimalToNumber(s.totalPBurned), { chain: 'p' });
+      set(g.burned, decimalToNumber(s.totalCBurned), { chain: 'c' });
+      set(g.burned, decimalToNumber(s.totalXBurned), { chain: 'x' });
+      set(g.lastUpdated, Date.parse(s.lastUpdated) / 1000);
     },
   });
 }

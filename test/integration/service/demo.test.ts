@@ -3,9 +3,12 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jobs as allJobs } from '../../../jobs/index.js';
 import { runDemo } from '../../../src/commands/demo.js';
+import { demoFileConfig } from '../../../src/commands/demo-config.js';
+import { collectStatus, formatStatus } from '../../../src/report/status.js';
 import { runCli } from '../../support/cli.js';
+import { configOf } from '../../support/collector.js';
 import { freePort } from '../../support/redis-server.js';
-import { queryAt } from '../../support/store.js';
+import { queryAt, withStore } from '../../support/store.js';
 import { tempDir } from '../../support/tmp.js';
 
 const cleanups: (() => void)[] = [];
@@ -95,6 +98,17 @@ describe('npm run demo', () => {
     expect(lines.join('\n')).toContain('Job runs');
     expect(lines.join('\n')).not.toContain('(index)');
     expect(lines.at(-1)).toContain('glacier-collector config init');
+    // The simulator sent a transaction out of bounds and drift: status shows both.
+    const out = lines.join('\n');
+    expect(out).toContain('Records set aside');
+    expect(out).toMatch(/transactions\s+transactions\s+bounds\s+blockTimestamp/);
+    const status = await withStore(join(dir, 'demo.db'), (store) =>
+      collectStatus(allJobs, configOf(demoFileConfig()), store, new Date()),
+    );
+    const shown = formatStatus(status);
+    expect(shown).toMatch(/records set aside: [1-9]/);
+    expect(shown).toContain('upstream drift:');
+    expect(shown).toContain('historicalRewards[].stakingType');
     // The export files went beside the database, not to ./data/demo-exports.
     const files = await queryAt<{ path: string }>(join(dir, 'demo.db'), 'SELECT path FROM export_files');
     expect(files.length).toBeGreaterThan(0);

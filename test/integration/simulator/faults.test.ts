@@ -261,6 +261,20 @@ describe('simulator download faults', () => {
     expect(sim.served.downloads).toHaveLength(1);
   });
 
+  it("takes the middle row's key for badRecord; drift mixes line endings and adds a __proto__ column", async () => {
+    const { url } = await finishedExport({
+      endpoints: { download: { plan: [{ kind: 'badRecord' }, { kind: 'drift' }] } },
+    });
+    const bad = (await (await fetch(url)).text()).split('\n');
+    expect(bad.filter((l) => l.startsWith(','))).toHaveLength(1);
+    const drift = await (await fetch(url)).text();
+    const [header] = drift.split('\r\n');
+    expect(header?.endsWith(',simDriftColumn,__proto__')).toBe(true);
+    expect(drift.split('\r\n').length).toBeGreaterThan(100);
+    expect(drift).toMatch(/[^\n]\r[^\n]/);
+    expect(drift).toContain(',99999999999,');
+  });
+
   it('adds a column for extraFields, a broken row for malformed, and 503 for a planned status', async () => {
     const { url } = await finishedExport({
       endpoints: { download: { plan: [{ kind: 'extraFields' }, { kind: 'malformed' }, { status: 503 }] } },
@@ -270,6 +284,60 @@ describe('simulator download faults', () => {
     const malformed = await (await fetch(url)).text();
     expect(malformed).toContain('"unterminated,row\n');
     expect((await fetch(url)).status).toBe(503);
+  });
+});
+
+describe('simulator record faults', () => {
+  it('badRecord spoils one record of a page, the rest intact: out of bounds, a word, no hex', async () => {
+    const { sim } = await startTestSimulator({
+      faults: { all: { plan: [{ kind: 'badRecord' }] } },
+    });
+    const txs = await api(sim, '/v1/transactions?pageSize=10', { validate: false });
+    const late = txs.body.transactions.filter(
+      (t: { blockTimestamp: number }) => t.blockTimestamp === 99_999_999_999,
+    );
+    expect(late).toHaveLength(1);
+    expect(txs.body.transactions).toHaveLength(10);
+    const usage = await api(sim, '/v1/apiUsageMetrics?groupBy=requestPath', { validate: false });
+    const words = usage.body.metrics.flatMap((b: { values: { totalRequests: unknown }[] }) =>
+      b.values.filter((v) => v.totalRequests === 'many'),
+    );
+    expect(words).toHaveLength(1);
+    const sig = await api(
+      sim,
+      '/v1/signatureAggregator/mainnet/aggregateSignatures/2a8m7yA4ZgEkMrHwvHkjzTGUQJ63o8J6VtXY6e2WyJcZNBbBKN',
+      { validate: false },
+    );
+    expect(sig.body.signedMessage).toBe('not hex');
+  });
+
+  it('drift adds stakingType to rewards, a new reward type, unknown fields and two contract creations', async () => {
+    const { sim } = await startTestSimulator({ faults: { all: { plan: [{ kind: 'drift' }] } } });
+    const rewards = await api(
+      sim,
+      '/v1/networks/fuji/rewards?nodeIds=NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg',
+      {
+        validate: false,
+      },
+    );
+    const list = rewards.body.historicalRewards as Record<string, unknown>[];
+    expect(list.every((r) => r['stakingType'] === 'fixed')).toBe(true);
+    expect(list[0]!['rewardType']).toBe('SIM_NEW_REWARD_TYPE');
+    const txs = (await api(sim, '/v1/transactions?pageSize=10', { validate: false })).body
+      .transactions as Record<string, unknown>[];
+    expect(txs.every((t) => t['simDriftField'])).toBe(true);
+    expect('to' in txs[1]!).toBe(false);
+    expect(txs[2]!['to']).toBeNull();
+    // Neither is recorded as served: its records are not what the truth holds.
+    expect(sim.served.transactions).toHaveLength(0);
+  });
+
+  it('reads badRecord and drift rates and plan steps from a faults file', () => {
+    expect(
+      parseFaultConfig({
+        endpoints: { rewards: { badRecordRate: 0.1, driftRate: 0.2, plan: [{ kind: 'drift' }] } },
+      }),
+    ).toEqual({ endpoints: { rewards: { badRecordRate: 0.1, driftRate: 0.2, plan: [{ kind: 'drift' }] } } });
   });
 });
 

@@ -16,6 +16,7 @@ import {
   type DataApiClientOptions,
   isUnrecoverable,
   paginate,
+  RecordRejectedError,
   UpstreamHttpError,
   UpstreamNetworkError,
   UpstreamResponseError,
@@ -510,17 +511,39 @@ describe('malformed responses fail loudly without a retry', () => {
     expect(recorded).toHaveLength(1);
   });
 
-  it('a body of the wrong shape is an UpstreamResponseError (shape) naming the field', async () => {
+  it('an envelope of the wrong shape is an UpstreamResponseError (shape) naming the field', async () => {
     const { client, events } = setup();
-    const { txHash: _dropped, ...broken } = f.transaction;
-    respond(json(200, { transactions: [f.transaction, broken] }));
+    respond(json(200, { transactions: { not: 'a list' }, nextPageToken: 7 }));
     const err = await caught(client.listLatestTransactions());
     expect(err).toBeInstanceOf(UpstreamResponseError);
     expect(err).toMatchObject({ kind: 'shape' });
-    expect((err as UpstreamResponseError).issues).toContain('transactions.1.txHash');
+    expect((err as UpstreamResponseError).issues).toContain('transactions: Invalid input: expected array');
+    expect((err as UpstreamResponseError).issues).toContain('nextPageToken');
     expect(isUnrecoverable(err)).toBe(true);
     expect(recorded).toHaveLength(1);
     expect(events).toMatchObject([{ status: 200, willRetry: false }]);
+  });
+
+  it('a record of the wrong shape in a good envelope is set aside, the page kept', async () => {
+    const { client } = setup();
+    const { txHash: _dropped, ...broken } = f.transaction;
+    respond(json(200, { transactions: [f.transaction, broken], nextPageToken: 'next' }));
+    const page = await client.listLatestTransactions();
+    expect(page.items.map((t) => t.txHash)).toEqual([f.transaction.txHash]);
+    expect(page.nextPageToken).toBe('next');
+    expect(page.findings?.rejected).toMatchObject([
+      { reason: 'schema', fields: ['txHash'], key: undefined, raw: broken },
+    ]);
+    expect(page.findings?.rejected[0]?.problems).toContain('txHash: Invalid input: expected string');
+  });
+
+  it('a signature that fails its schema is a RecordRejectedError carrying it', async () => {
+    const { client } = setup();
+    respond(json(201, { signedMessage: 'zz not hex' }));
+    const err = await caught(client.getAggregatedSignatures({ network: 'mainnet', txHash: 'x' }));
+    expect(err).toBeInstanceOf(RecordRejectedError);
+    expect((err as RecordRejectedError).findings.rejected[0]).toMatchObject({ fields: ['signedMessage'] });
+    expect(isUnrecoverable(err)).toBe(true);
   });
 
   it('a body cut off by the connection is an UpstreamResponseError (truncated)', async () => {

@@ -97,7 +97,9 @@ describe('response schemas', () => {
     expect(tx.method?.callType).toBe('NEW_KIND');
     const usage = schemas.apiUsageMetrics.parse({
       ...f.apiUsageMetrics,
-      metrics: [{ timestamp: 1, values: [{ ...f.usageValue, groupedBy: 'region', groupValue: 'eu' }] }],
+      metrics: [
+        { timestamp: 1_700_000_000, values: [{ ...f.usageValue, groupedBy: 'region', groupValue: 'eu' }] },
+      ],
     });
     expect(usage.metrics[0]?.values[0]?.groupedBy).toBe('region');
     const text = f.rewardsText('1').replace('"VALIDATOR"', '"NEW_REWARD"');
