@@ -305,7 +305,7 @@ describe('simulator record faults', () => {
     expect(words).toHaveLength(1);
     const sig = await api(
       sim,
-      '/v1/signatureAggregator/mainnet/aggregateSignatures/2a8m7yA4ZgEkMrHwvHkjzTGUQJ63o8J6VtXY6e2WyJcZNBbBKN',
+      '/v1/signatureAggregator/mainnet/aggregateSignatures/3P91K6nuDFvDodcRuJTsgdf9SvYe5pMiKk38HppsoeAiEztCP',
       { validate: false },
     );
     expect(sig.body.signedMessage).toBe('not hex');
