@@ -84,7 +84,10 @@ async function collectorPath(redis: Redis, prefix: string, dir: string): Promise
   const worker = createCollectorWorker({
     config,
     jobs: [noop],
-    connection: workerConnection,
+    backend: {
+      createWorker: (processor, options) =>
+        new Worker(QUEUE_NAME, processor, { ...options, connection: workerConnection, prefix }),
+    },
     queue,
     deps: { client, store, log, clock },
     log,

@@ -13,6 +13,7 @@ import {
   type WebTls,
 } from '../config/index.js';
 import { PROGRAM, shellWord } from '../config/invocation.js';
+import { describeQueueBackend } from '../config/queue.js';
 import { forTerminal } from '../escape/terminal.js';
 import type { JobList } from '../kernel/index.js';
 import { packageRoot } from '../runtime/package-root.js';
@@ -90,7 +91,7 @@ export function summarizeConfig(
     '',
     `store:   ${config.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} ${printableDatabaseLocation(config)}`,
     `retention: ${describeRetention(config.retention)}`,
-    `redis:   ${maskUrlCredentials(config.redisUrl)} (queue prefix ${config.service.queuePrefix}, ${config.service.concurrency} jobs at once per worker)`,
+    ...describeQueue(config),
     `budget:  ${n(budget.perDay)} CU/day, ${n(budget.perMinute)} CU/minute (${budget.source})`,
     ...describeMetricsAccess(config, opts.tls),
     `API:     ${maskUrlCredentials(config.baseUrl)}, ${config.apiKey ? 'API key set' : 'no API key (keyless limits)'}`,
@@ -99,6 +100,18 @@ export function summarizeConfig(
     `The whole resolved configuration (defaults filled in, secrets masked): ${cli} config check --print`,
   );
   return lines.join('\n');
+}
+
+/** Which backend the queue runs on, and where. */
+function describeQueue(config: Config): string[] {
+  const at = `(queue prefix ${config.service.queuePrefix}, ${config.service.concurrency} jobs at once per worker)`;
+  if (config.queue.kind === 'postgres') {
+    return [`queue:   ${describeQueueBackend(config.queue, config.redisUrl)} ${at}; no Redis needed`];
+  }
+  return [
+    `queue:   Redis (${config.queue.setting}; a postgres:// QUEUE_URL puts it on PostgreSQL)`,
+    `redis:   ${maskUrlCredentials(config.redisUrl)} ${at}`,
+  ];
 }
 
 /** The metrics address as it is served: its scheme, and what protects it. */

@@ -16,6 +16,7 @@ import {
   resolveDatabase,
 } from './database.js';
 import { ConfigError, describeIssues } from './errors.js';
+import { maskQueueUrl, normalizeQueueEnv, type QueueConfig, queueEnvShape, resolveQueue } from './queue.js';
 import { type FileConfig, fileConfigSchema } from './schema.js';
 import { numbersForText, setAt, unknownKeyProblem, unquotedAliases } from './traps.js';
 import { loadWebConfig, type WebConfig } from './web-config.js';
@@ -26,7 +27,10 @@ export interface Config {
   baseUrl: string;
   /** SQLite (DATABASE_PATH, the default) or PostgreSQL (DATABASE_URL); `databaseLocation` gives what to open. */
   database: DatabaseConfig;
+  /** The Redis the queue uses (REDIS_URL, or a redis:// QUEUE_URL); unused when `queue` is PostgreSQL. */
   redisUrl: string;
+  /** The queue's backend: Redis, or PostgreSQL (QUEUE_URL=postgres://…). */
+  queue: QueueConfig;
   metricsHost: string;
   metricsPort: number;
   /** METRICS_WEB_CONFIG, read and checked: TLS and basic auth of /metrics and /readyz. */
@@ -87,6 +91,8 @@ export const envSchema = z.object({
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, error: 'a redis:// or rediss:// URL' })
     .default('redis://127.0.0.1:6379'),
+  /** Redis or PostgreSQL for the queue (src/config/queue.ts). */
+  ...queueEnvShape,
   /** @defaultValue '0.0.0.0' */
   METRICS_HOST: z.string().min(1).default('0.0.0.0'),
   /** @defaultValue 9464 */
@@ -116,8 +122,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   // `GLACIER_API_KEY=` (an unset `${VAR}` in compose) means unset, not an invalid empty value.
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  refuseControlCharacters(present);
+  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  refuseControlCharacters(given);
+  // A redis:// QUEUE_URL is read as REDIS_URL: what reaches Redis reads that.
+  const present = normalizeQueueEnv(given);
   const parsedEnv = envSchema.safeParse(present);
   if (!parsedEnv.success) {
     const problems = describeIssues(parsedEnv.error.issues, maskEnv(present));
@@ -143,6 +151,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     baseUrl: e.GLACIER_BASE_URL.replace(/\/+$/, ''),
     database: resolveDatabase(e, present, cwd),
     redisUrl: e.REDIS_URL,
+    queue: resolveQueue(e, file.service.queuePrefix),
     metricsHost: e.METRICS_HOST,
     metricsPort: e.METRICS_PORT,
     metricsWebConfig: e.METRICS_WEB_CONFIG ? loadWebConfig(resolve(cwd, e.METRICS_WEB_CONFIG)) : undefined,
@@ -308,6 +317,7 @@ function maskEnv(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
     if (value !== undefined) masked[name] = maskUrlCredentials(value);
   }
   if (env.DATABASE_URL !== undefined) masked.DATABASE_URL = maskDatabaseUrlSetting(env.DATABASE_URL);
+  if (env.QUEUE_URL !== undefined) masked.QUEUE_URL = maskQueueUrl(env.QUEUE_URL);
   return masked;
 }
 
@@ -321,6 +331,10 @@ export function describeConfig(config: Config): Record<string, unknown> {
     baseUrl: maskUrlCredentials(config.baseUrl),
     database: describeDatabase(config.database),
     redisUrl: maskUrlCredentials(config.redisUrl),
+    queue:
+      config.queue.kind === 'postgres'
+        ? { ...config.queue, url: maskQueueUrl(config.queue.url) }
+        : config.queue,
     // The bcrypt hashes are not secrets, but nothing needs them printed.
     metricsWebConfig: config.metricsWebConfig && {
       path: config.metricsWebConfig.path,
