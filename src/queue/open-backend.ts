@@ -6,8 +6,8 @@ import { describePostgresError, migrateQueueSchema, postgresBackend, queuePool }
 import { connectRedis } from './redis.js';
 import { redisBackend } from './redis-backend.js';
 
-/** Connections a process needs beside a worker's: the queue, the shared state, the budget's limiter. */
-const POOL_SPARE = 4;
+/** Connections of the collector's own pool: the shared state and the budget's limiter (a request at a time per active run). */
+const POOL_SPARE = 2;
 
 /**
  * The configured queue backend, opened. Redis connects in the background (an outage at start is logged
@@ -36,5 +36,5 @@ export async function openQueueBackend(
       { cause: err },
     );
   }
-  return postgresBackend(q, { log, pool });
+  return postgresBackend(q, { log, pool, name });
 }

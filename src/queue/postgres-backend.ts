@@ -4,10 +4,11 @@
  * the workers), RateLimiterPostgres for the budget, and a table for the shared state, all in the
  * schema `<queuePrefix>_queue` (src/config/queue.ts), so the queue can live in the store's database.
  *
- * One pool per process, owned here: the queue, the worker (its LISTEN connection is one of the pool's)
- * and the shared state use it; `search_path` is pinned to the schema on every connection, as BullMQ
- * asks of a pool it is given. `start` migrates the schema (BullMQ's `runMigrations` and the
- * collector's two tables, each under an advisory lock, so several processes starting at once are fine).
+ * BullMQ's queue and each worker have pools of their own, built by BullMQ from QUEUE_URL with the
+ * schema (a worker's LISTEN connection beside its pool); the shared state and the budget use the
+ * collector's own small pool, its `search_path` pinned to the schema. `start` migrates the schema
+ * (BullMQ's `runMigrations` and the collector's two tables, each under an advisory lock, so several
+ * processes starting at once are fine).
  */
 import {
   createPostgresBackend,
@@ -47,23 +48,32 @@ export interface PostgresPoolOptions {
   statementTimeoutMs?: number;
 }
 
-/** A pool whose every connection works in the queue's schema. */
+/**
+ * QUEUE_URL as node-postgres's config: the URL's own `options` (a search_path for the store, say) taken
+ * out of it, since node-postgres lets the URL's win over the config's and the schema's search_path is
+ * appended to them.
+ */
+function connectionConfig(
+  target: PostgresQueueTarget,
+  searchPath: boolean,
+): { connectionString: string; keepAlive: boolean; options?: string } {
+  const url = new URL(target.url);
+  const given = url.searchParams.get('options');
+  url.searchParams.delete('options');
+  const path = searchPath ? `-c search_path=${quoteSchemaName(target.schema)}` : undefined;
+  const options = [given, path].filter(Boolean).join(' ');
+  return { connectionString: url.toString(), keepAlive: true, ...(options && { options }) };
+}
+
+/** A pool whose every connection works in the queue's schema (the collector's own tables). */
 export function queuePool(target: PostgresQueueTarget, o: PostgresPoolOptions): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString: target.url,
+  return new pg.Pool({
+    ...connectionConfig(target, true),
     max: o.max,
     application_name: o.name,
-    keepAlive: true,
     ...(o.connectTimeoutMs !== undefined && { connectionTimeoutMillis: o.connectTimeoutMs }),
     ...(o.statementTimeoutMs !== undefined && { statement_timeout: o.statementTimeoutMs }),
   });
-  // node-postgres's documented per-connection setup; the URL's own `options` (a search_path for the
-  // store) are left as they are, and this statement runs before the connection is handed out.
-  const setPath = `SET search_path TO ${quoteSchemaName(target.schema)}`;
-  pool.on('connect', (client) => {
-    client.query(setPath).catch(() => undefined);
-  });
-  return pool;
 }
 
 /**
@@ -110,14 +120,31 @@ export function describePostgresError(err: Error): string {
 
 export interface PostgresBackendOptions {
   log: Logger;
-  /** Own the pool: closed with the backend. */
+  /** The collector's own pool (shared state, budget): closed with the backend. */
   pool: pg.Pool;
+  /** Shown in pg_stat_activity. */
+  name: string;
+  /** Gives up connecting after this long (status's probe). */
+  connectTimeoutMs?: number;
 }
+
+/** Connections of the queue's own pool (adds, counts). */
+const QUEUE_POOL = 3;
 
 export function postgresBackend(target: PostgresQueueTarget, o: PostgresBackendOptions): QueueBackend {
   const { pool, log } = o;
   const where = `PostgreSQL ${maskQueueUrl(target.url)} (QUEUE_URL), schema ${target.schema}`;
-  const connection = { connection: pool };
+  // BullMQ builds its own pools from a config (a pool it is given is assumed to be in schema "bullmq"):
+  // the queue's, and each worker's with its LISTEN connection beside it.
+  const bullConfig = (max: number) => ({
+    connection: {
+      ...connectionConfig(target, false),
+      schema: target.schema,
+      max,
+      application_name: o.name,
+      ...(o.connectTimeoutMs !== undefined && { connectionTimeoutMillis: o.connectTimeoutMs }),
+    },
+  });
   let up = true;
   const reconnectListeners = new Set<() => void>();
   // An outage is logged once, and its end once: every query in between fails on its own.
@@ -163,7 +190,7 @@ export function postgresBackend(target: PostgresQueueTarget, o: PostgresBackendO
         string,
         PostgresQueueBackend,
         PostgresConnectionOptions
-      >(QUEUE_NAME, connection, createPostgresBackend);
+      >(QUEUE_NAME, bullConfig(QUEUE_POOL), createPostgresBackend);
       queue.on('error', () => undefined); // the pool reports outages, once each
       return queue as unknown as CollectorQueue;
     },
@@ -175,7 +202,12 @@ export function postgresBackend(target: PostgresQueueTarget, o: PostgresBackendO
         PostgresQueueBackend,
         JobProgress,
         PostgresConnectionOptions
-      >(QUEUE_NAME, processor, { ...options, ...connection }, createPostgresBackend);
+      >(
+        QUEUE_NAME,
+        processor,
+        { ...options, ...bullConfig((options.concurrency ?? 1) + 1) },
+        createPostgresBackend,
+      );
       return worker as unknown as CollectorWorkerHandle;
     },
     createLimiter(l) {

@@ -110,7 +110,12 @@ async function probePostgres(
   const silent = { warn: () => undefined, info: () => undefined } as unknown as Parameters<
     typeof postgresBackend
   >[1]['log'];
-  const backend: QueueBackend = postgresBackend(target, { log: silent, pool });
+  const backend: QueueBackend = postgresBackend(target, {
+    log: silent,
+    pool,
+    name: 'glacier-collector:status',
+    connectTimeoutMs: timeoutMs,
+  });
   try {
     // No `start` has run on this schema yet: nothing beats, nothing is queued (and status creates nothing).
     if (!(await queueSchemaExists(pool, target))) {

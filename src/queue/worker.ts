@@ -92,7 +92,12 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
   });
   worker.on('error', (err) => {
     // Connection errors are logged once per outage by the connection itself.
-    if (!/ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|Connection is closed/.test(err.message)) {
+    // (PostgreSQL's: a connection terminated, the server shutting down, a pool that cannot connect.)
+    if (
+      !/ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|Connection is closed|Connection terminated|terminating connection|the database system is (shutting down|starting up)|timeout exceeded when trying to connect/.test(
+        err.message,
+      )
+    ) {
       o.log.error({ err: err.message }, 'worker error');
     }
   });

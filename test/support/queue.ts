@@ -6,10 +6,13 @@
  */
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { loadConfig } from '../../src/config/index.js';
 import { queueSchema } from '../../src/config/queue.js';
-import type { SharedState } from '../../src/queue/backend.js';
-import { postgresSharedState } from '../../src/queue/postgres-backend.js';
+import type { CollectorQueue, SharedState } from '../../src/queue/backend.js';
+import { openQueueBackend } from '../../src/queue/open-backend.js';
+import { migrateQueueSchema, postgresSharedState, queuePool } from '../../src/queue/postgres-backend.js';
 import { redisSharedState } from '../../src/queue/redis-backend.js';
+import { createLogger } from '../../src/runtime/logger.js';
 import { TEST_POSTGRES_URL, withPostgres } from './store.js';
 
 export type QueueKind = 'redis' | 'postgres';
@@ -31,7 +34,11 @@ export async function removeQueue(prefix: string, redisUrl = TEST_REDIS_URL): Pr
     await withPostgres((c) => c.query(`DROP SCHEMA IF EXISTS "${queueSchema(prefix)}" CASCADE`));
     return;
   }
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, retryStrategy: () => null, lazyConnect: true });
+  const redis = new Redis(redisUrl, {
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+    lazyConnect: true,
+  });
   redis.on('error', () => undefined);
   try {
     await redis.connect();
@@ -48,9 +55,22 @@ export async function removeQueue(prefix: string, redisUrl = TEST_REDIS_URL): Pr
   }
 }
 
-/** Runs `fn` with the shared state (heartbeats, epoch, pause) of a test's prefix, on a connection of its own. */
-export async function withSharedState<T>(prefix: string, fn: (shared: SharedState) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` with the shared state (heartbeats, epoch, pause) of a test's prefix, on a connection of its
+ * own. On PostgreSQL the queue's schema is created first if no service has yet.
+ */
+export async function withSharedState<T>(
+  prefix: string,
+  fn: (shared: SharedState) => Promise<T>,
+): Promise<T> {
   if (onPostgresQueue) {
+    const target = { url: TEST_POSTGRES_URL, schema: queueSchema(prefix) };
+    const pool = queuePool(target, { name: 'glacier-test', max: 1 });
+    try {
+      await migrateQueueSchema(pool, target);
+    } finally {
+      await pool.end();
+    }
     const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
     await client.connect();
     try {
@@ -66,4 +86,80 @@ export async function withSharedState<T>(prefix: string, fn: (shared: SharedStat
   } finally {
     redis.disconnect();
   }
+}
+
+/** True when nothing of a test's prefix is in the backend: no key, or no queue schema. */
+export async function queueIsEmpty(prefix: string): Promise<boolean> {
+  if (onPostgresQueue) {
+    return withPostgres(async (c) => {
+      const { rows } = await c.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [queueSchema(prefix)]);
+      return rows.length === 0;
+    });
+  }
+  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    return (await redis.keys(`${prefix}:*`)).length === 0;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Everything stored under a test's prefix, as text: each key's value, or each row of the queue's schema. */
+export async function dumpQueue(prefix: string): Promise<string[]> {
+  if (onPostgresQueue) {
+    return withPostgres(async (c) => {
+      const schema = queueSchema(prefix);
+      const { rows: tables } = await c.query<{ name: string }>(
+        'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1',
+        [schema],
+      );
+      const dumps: string[] = [];
+      for (const { name } of tables) {
+        const { rows } = await c.query<{ dump: string | null }>(
+          `SELECT json_agg(t)::text AS dump FROM "${schema}"."${name}" t`,
+        );
+        if (rows[0]?.dump) dumps.push(rows[0].dump);
+      }
+      return dumps;
+    });
+  }
+  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    const dumps: string[] = [];
+    for (const k of await redis.keys(`${prefix}:*`)) {
+      const type = await redis.type(k);
+      dumps.push(
+        type === 'hash'
+          ? JSON.stringify(await redis.hgetall(k))
+          : type === 'string'
+            ? String(await redis.get(k))
+            : type === 'list'
+              ? JSON.stringify(await redis.lrange(k, 0, -1))
+              : type === 'zset'
+                ? JSON.stringify(await redis.zrange(k, 0, -1))
+                : type === 'stream'
+                  ? JSON.stringify(await redis.xrange(k, '-', '+'))
+                  : JSON.stringify(await redis.smembers(k).catch(() => [])),
+      );
+    }
+    return dumps;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** The collector's BullMQ queue of a test's prefix, to look at (counts, jobs), on the matrix's backend. */
+export async function openTestQueue(
+  prefix: string,
+): Promise<{ queue: CollectorQueue; close(): Promise<void> }> {
+  const config = loadConfig({ env: queueEnv(), file: { service: { queuePrefix: prefix } } });
+  const backend = await openQueueBackend(config, createLogger({ level: 'silent' }), 'glacier-test');
+  const queue = backend.createQueue();
+  return {
+    queue,
+    async close() {
+      await queue.close();
+      await backend.close();
+    },
+  };
 }

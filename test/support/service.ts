@@ -8,8 +8,8 @@ import { type Service, type ServiceOptions, startService } from '../../src/servi
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import { type CliProcess, spawnCli, stopCli } from './cli.js';
 import { captureLog } from './log.js';
-import { freePort } from './redis-server.js';
 import { onPostgresQueue, queueEnv, removeQueue, TEST_REDIS_URL } from './queue.js';
+import { freePort } from './redis-server.js';
 import { type DatabaseEnv, TEST_POSTGRES_URL, testDatabase } from './store.js';
 import { tempDir } from './tmp.js';
 
