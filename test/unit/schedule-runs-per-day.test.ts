@@ -28,5 +28,10 @@ describe('runsPerDay counts the days node-cron fires on (plain fields counted, t
     '0 0 * * 1#2',
   ])('%s', (expression) => {
     expect(Math.round(readCron(expression).runsPerDay() * 365)).toBe(daysByMatcher(expression));
+    const reading = readCron(expression);
+    for (let i = 0; i < 365; i++) {
+      const day = new Date(Date.UTC(2025, 0, 1) + i * DAY_MS);
+      expect(reading.firesOnUtcDay(day), day.toISOString()).toBe(reading.matches(day));
+    }
   });
 });
