@@ -138,7 +138,7 @@ export function untrustedCertificateHint(err: unknown, caVar: string, caFile?: s
       const trusted = caFile ? `${caVar} = "${caFile}"` : `the system's CAs (${caVar} is not set)`;
       return code === 'ERR_TLS_CERT_ALTNAME_INVALID'
         ? `the server's certificate does not name the host connected to (${code}); its CA is from ${trusted}`
-        : `the server's certificate is not signed by a CA trusted by ${trusted} (${code}): is it the CA that signed the server's certificate?`;
+        : `the server's certificate is not signed by a CA trusted by ${trusted} (${code}); it must name the CA that signed the server's certificate`;
     }
   }
   return undefined;
