@@ -1,6 +1,7 @@
 /** `config check`, `config init` and `migrate`: the configuration and the database schema. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { describeClientTls } from '../config/client-tls.js';
 import { formatDuration } from '../config/durations.js';
 import {
   type Config,
@@ -13,6 +14,7 @@ import {
   type WebTls,
 } from '../config/index.js';
 import { PROGRAM, shellWord } from '../config/invocation.js';
+import { printableRedis, type RedisSettings } from '../config/redis.js';
 import { forTerminal } from '../escape/terminal.js';
 import type { JobList } from '../kernel/index.js';
 import { packageRoot } from '../runtime/package-root.js';
@@ -88,8 +90,10 @@ export function summarizeConfig(
   lines.push(
     '',
     `store:   ${config.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} ${printableDatabaseLocation(config)}`,
+    ...describeDatabaseTls(config.database),
     `retention: ${describeRetention(config.retention)}`,
-    `redis:   ${maskUrlCredentials(config.redisUrl)} (queue prefix ${config.service.queuePrefix}, ${config.service.concurrency} jobs at once per worker)`,
+    `redis:   ${printableRedis(config.redis)} (queue prefix ${config.service.queuePrefix}, ${config.service.concurrency} jobs at once per worker)`,
+    `         ${describeRedisConnection(config.redis)}`,
     `budget:  ${n(budget.perDay)} CU/day, ${n(budget.perMinute)} CU/minute (${budget.source})`,
     ...describeMetricsAccess(config, opts.tls),
     `API:     ${maskUrlCredentials(config.baseUrl)}, ${config.apiKey ? 'API key set' : 'no API key (keyless limits)'}`,
@@ -98,6 +102,36 @@ export function summarizeConfig(
     `The whole resolved configuration (defaults filled in, secrets masked): ${cli} config check --print`,
   );
   return lines.join('\n');
+}
+
+/** How the queue's Redis is reached: one server or Sentinel, the passwords (set or not, never shown), TLS. */
+function describeRedisConnection(redis: RedisSettings): string {
+  const set = (p: string | undefined) => (p === undefined ? 'not set' : 'set');
+  const tls =
+    redis.kind === 'url' && !redis.url.startsWith('rediss:')
+      ? 'TLS off (a rediss:// URL turns it on)'
+      : `TLS on: ${describeClientTls(redis.tls)}`;
+  if (redis.kind === 'url') {
+    const password = new URL(redis.url).password ? 'in REDIS_URL' : set(redis.password);
+    return `connection: one Redis (REDIS_URL), password ${password}; ${tls}`;
+  }
+  return `connection: Redis Sentinel (REDIS_SENTINELS, ${redis.sentinels.length} sentinel${redis.sentinels.length === 1 ? '' : 's'}, master "${redis.master}"), sentinel password ${set(redis.sentinelPassword)}, Redis password ${set(redis.password)}; ${redis.tls ? tls : 'TLS off (REDIS_TLS_CA_FILE turns it on)'}`;
+}
+
+/** PostgreSQL's TLS: the DATABASE_TLS_* files, or what the URL's sslmode asks. */
+function describeDatabaseTls(database: Config['database']): string[] {
+  if (database.kind !== 'postgres') return [];
+  if (database.tls) {
+    const mode =
+      new URL(database.url).searchParams.get('sslmode') === 'verify-ca' ? 'verify-ca' : 'verify-full';
+    return [`         TLS on (${mode}): ${describeClientTls(database.tls)}`];
+  }
+  const mode = new URL(database.url).searchParams.get('sslmode');
+  return [
+    mode && mode !== 'disable'
+      ? `         TLS: sslmode=${mode} from DATABASE_URL, the system's CAs (DATABASE_TLS_CA_FILE names another)`
+      : '         TLS off (sslmode in DATABASE_URL, or DATABASE_TLS_CA_FILE, turns it on)',
+  ];
 }
 
 /** The metrics address as it is served: its scheme, and what protects it. */

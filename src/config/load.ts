@@ -10,12 +10,20 @@ import { type TierName, tiers } from '../upstream/endpoints.js';
 import { readBoundedFile } from './bounded-file.js';
 import {
   type DatabaseConfig,
+  databaseTlsEnvShape,
   describeDatabase,
   isDatabaseUrl,
   maskDatabaseUrlSetting,
   resolveDatabase,
 } from './database.js';
 import { ConfigError, describeIssues } from './errors.js';
+import {
+  describeRedis,
+  REDIS_SECRET_VARIABLES,
+  type RedisSettings,
+  redisEnvShape,
+  resolveRedis,
+} from './redis.js';
 import { type FileConfig, fileConfigSchema } from './schema.js';
 import { numbersForText, setAt, unknownKeyProblem, unquotedAliases } from './traps.js';
 import { loadWebConfig, type WebConfig } from './web-config.js';
@@ -27,6 +35,8 @@ export interface Config {
   /** SQLite (DATABASE_PATH, the default) or PostgreSQL (DATABASE_URL); `databaseLocation` gives what to open. */
   database: DatabaseConfig;
   redisUrl: string;
+  /** REDIS_URL or Redis Sentinel, the passwords and the TLS files (src/config/redis.ts). */
+  redis: RedisSettings;
   metricsHost: string;
   metricsPort: number;
   /** METRICS_WEB_CONFIG, read and checked: TLS and basic auth of /metrics and /readyz. */
@@ -83,10 +93,14 @@ export const envSchema = z.object({
     .optional(),
   /** PostgreSQL: connections of each process's pool. @defaultValue 10 */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  /** PostgreSQL over TLS: the CA file, client certificate and key (src/config/database.ts). */
+  ...databaseTlsEnvShape,
   /** @defaultValue 'redis://127.0.0.1:6379' */
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, error: 'a redis:// or rediss:// URL' })
     .default('redis://127.0.0.1:6379'),
+  /** Redis Sentinel, the Redis passwords and TLS files (src/config/redis.ts). */
+  ...redisEnvShape,
   /** @defaultValue '0.0.0.0' */
   METRICS_HOST: z.string().min(1).default('0.0.0.0'),
   /** @defaultValue 9464 */
@@ -143,6 +157,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     baseUrl: e.GLACIER_BASE_URL.replace(/\/+$/, ''),
     database: resolveDatabase(e, present, cwd),
     redisUrl: e.REDIS_URL,
+    redis: resolveRedis(e, present, cwd),
     metricsHost: e.METRICS_HOST,
     metricsPort: e.METRICS_PORT,
     metricsWebConfig: e.METRICS_WEB_CONFIG ? loadWebConfig(resolve(cwd, e.METRICS_WEB_CONFIG)) : undefined,
@@ -303,6 +318,7 @@ function maskEnv(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
     ...env,
     GLACIER_API_KEY: env.GLACIER_API_KEY ? '***' : undefined,
   };
+  for (const name of REDIS_SECRET_VARIABLES) if (env[name] !== undefined) masked[name] = '***';
   for (const name of ['GLACIER_BASE_URL', 'REDIS_URL']) {
     const value = env[name];
     if (value !== undefined) masked[name] = maskUrlCredentials(value);
@@ -321,6 +337,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     baseUrl: maskUrlCredentials(config.baseUrl),
     database: describeDatabase(config.database),
     redisUrl: maskUrlCredentials(config.redisUrl),
+    redis: describeRedis(config.redis),
     // The bcrypt hashes are not secrets, but nothing needs them printed.
     metricsWebConfig: config.metricsWebConfig && {
       path: config.metricsWebConfig.path,

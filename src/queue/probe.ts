@@ -5,9 +5,11 @@
  */
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { printableRedis, type RedisSettings } from '../config/redis.js';
 import { type Beat, type MalformedBeat, readHeartbeats } from './heartbeat.js';
 import { QUEUE_NAME } from './jobs.js';
 import { describeRedisError, maskRedisUrl } from './redis.js';
+import { redisOptions } from './redis-options.js';
 
 export interface QueueCountsNow {
   waiting: number;
@@ -31,13 +33,15 @@ export interface ServiceProbe {
 }
 
 export async function probeService(
-  redisUrl: string,
+  target: string | RedisSettings,
   prefix: string,
   timeoutMs = 2_000,
 ): Promise<ServiceProbe> {
-  const base = { redis: maskRedisUrl(redisUrl), prefix };
-  const redis = new Redis(redisUrl, {
+  const base = { redis: typeof target === 'string' ? maskRedisUrl(target) : printableRedis(target), prefix };
+  const redis = new Redis({
+    ...redisOptions(target, 'producer', 'glacier-collector:status'),
     lazyConnect: true,
+    sentinelRetryStrategy: () => null,
     connectTimeout: timeoutMs,
     commandTimeout: timeoutMs,
     maxRetriesPerRequest: 0,

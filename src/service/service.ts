@@ -94,7 +94,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const lifecycle = createLifecycle({ log, deadlineMs: grace + SHUTDOWN_MARGIN_MS });
 
   try {
-    const conns = connectRedis(config.redisUrl, log, `glacier-collector:${role}`);
+    const conns = connectRedis(config.redis, log, `glacier-collector:${role}`);
     lifecycle.add('redis', () => conns.close());
     conns.producer.once('ready', () => {
       void checkEvictionPolicy(conns.producer).then((warning) => warning && log.warn(warning));

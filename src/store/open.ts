@@ -1,3 +1,4 @@
+import type { ConnectionOptions } from 'node:tls';
 import type { Store, StoreLocation } from './sql.js';
 import { openSqliteStore } from './sqlite.js';
 
@@ -10,6 +11,8 @@ export interface OpenStoreOptions {
   poolSize?: number;
   /** PostgreSQL: told errors of idle pooled connections (the pool replaces them). */
   onIdleError?: (err: Error) => void;
+  /** PostgreSQL: TLS with the DATABASE_TLS_* files (src/config/database.ts `postgresSsl`). */
+  ssl?: ConnectionOptions | undefined;
 }
 
 /** Opens the store at `location` and migrates it: a PostgreSQL database, or a SQLite file (created if needed). */
