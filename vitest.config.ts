@@ -18,6 +18,10 @@ const storeTests = {
     'test/integration/service/demo.test.ts',
     // The flood is aimed at the HTTP server and the event loop, not the store.
     'test/integration/service/metrics-flood.test.ts',
+    // A PostgreSQL of its own (with TLS) whatever the project: once is enough.
+    'test/integration/tls.test.ts',
+    // The queue's failover is under test, not the store.
+    'test/faults/sentinel-failover.test.ts',
   ],
 };
 

@@ -1,6 +1,7 @@
 /** `config check`, `config init` and `migrate`: the configuration and the database schema. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { describeClientTls } from '../config/client-tls.js';
 import { formatDuration } from '../config/durations.js';
 import {
   type Config,
@@ -14,10 +15,10 @@ import {
 } from '../config/index.js';
 import { PROGRAM, shellWord } from '../config/invocation.js';
 import { describeQueueBackend } from '../config/queue.js';
+import { printableRedis, type RedisSettings } from '../config/redis.js';
 import { forTerminal } from '../escape/terminal.js';
 import type { JobList } from '../kernel/index.js';
 import { packageRoot } from '../runtime/package-root.js';
-import { openConfiguredStore } from '../service/app.js';
 import { formatTable } from '../terminal/text-table.js';
 import { planBudget } from './budget.js';
 import { buildPlan, retentionWarnings } from './plan.js';
@@ -90,6 +91,7 @@ export function summarizeConfig(
   lines.push(
     '',
     `store:   ${config.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} ${printableDatabaseLocation(config)}`,
+    ...describeDatabaseTls(config.database),
     `retention: ${describeRetention(config.retention)}`,
     ...describeQueue(config),
     `budget:  ${n(budget.perDay)} CU/day, ${n(budget.perMinute)} CU/minute (${budget.source})`,
@@ -110,7 +112,38 @@ function describeQueue(config: Config): string[] {
   }
   return [
     `queue:   Redis (${config.queue.setting}; a postgres:// QUEUE_URL puts it on PostgreSQL)`,
-    `redis:   ${maskUrlCredentials(config.redisUrl)} ${at}`,
+    `redis:   ${printableRedis(config.redis)} ${at}`,
+    `         ${describeRedisConnection(config.redis)}`,
+  ];
+}
+
+/** How the queue's Redis is reached: one server or Sentinel, the passwords (set or not, never shown), TLS. */
+function describeRedisConnection(redis: RedisSettings): string {
+  const set = (p: string | undefined) => (p === undefined ? 'not set' : 'set');
+  const tls =
+    redis.kind === 'url' && !redis.url.startsWith('rediss:')
+      ? 'TLS off (a rediss:// URL turns it on)'
+      : `TLS on: ${describeClientTls(redis.tls)}`;
+  if (redis.kind === 'url') {
+    const password = new URL(redis.url).password ? 'in REDIS_URL' : set(redis.password);
+    return `connection: one Redis (REDIS_URL), password ${password}; ${tls}`;
+  }
+  return `connection: Redis Sentinel (REDIS_SENTINELS, ${redis.sentinels.length} sentinel${redis.sentinels.length === 1 ? '' : 's'}, master "${redis.master}"), sentinel password ${set(redis.sentinelPassword)}, Redis password ${set(redis.password)}; ${redis.tls ? tls : 'TLS off (REDIS_TLS_CA_FILE turns it on)'}`;
+}
+
+/** PostgreSQL's TLS: the DATABASE_TLS_* files, or what the URL's sslmode asks. */
+function describeDatabaseTls(database: Config['database']): string[] {
+  if (database.kind !== 'postgres') return [];
+  if (database.tls) {
+    const mode =
+      new URL(database.url).searchParams.get('sslmode') === 'verify-ca' ? 'verify-ca' : 'verify-full';
+    return [`         TLS on (${mode}): ${describeClientTls(database.tls)}`];
+  }
+  const mode = new URL(database.url).searchParams.get('sslmode');
+  return [
+    mode && mode !== 'disable'
+      ? `         TLS: sslmode=${mode} from DATABASE_URL, the system's CAs (DATABASE_TLS_CA_FILE names another)`
+      : '         TLS off (sslmode in DATABASE_URL, or DATABASE_TLS_CA_FILE, turns it on)',
   ];
 }
 
@@ -161,6 +194,8 @@ export function initConfig(path: string | undefined, cli = PROGRAM): void {
 }
 
 export async function migrate(config: Config): Promise<void> {
+  // Imported here: the store and its drivers are not `config check`'s to load.
+  const { openConfiguredStore } = await import('../service/app.js');
   const store = await openConfiguredStore(config);
   await store.close();
   console.log(`database ${printableDatabaseLocation(config)} is up to date`);

@@ -4,7 +4,10 @@
  * `printableDatabaseLocation`, never the URL itself.
  */
 import { resolve } from 'node:path';
+import type { ConnectionOptions } from 'node:tls';
+import { z } from 'zod';
 import type { StoreLocation } from '../store/sql.js';
+import { type ClientTls, clientTlsVars, printableClientTls, readClientTls } from './client-tls.js';
 import { ConfigError } from './errors.js';
 import { maskUrlPassword } from './url-password.js';
 
@@ -20,7 +23,68 @@ export type DatabaseConfig =
       url: string;
       /** Connections of the pool, per process. @defaultValue 10 */
       poolSize: number;
+      /** DATABASE_TLS_*_FILE, read; undefined: TLS as the URL's `sslmode` says. */
+      tls?: ClientTls | undefined;
+      /** node-postgres's `ssl` built from `tls` and the URL's sslmode (`postgresSsl`). */
+      ssl?: ConnectionOptions | undefined;
     };
+
+/** The TLS variables of PostgreSQL, spread into the loader's environment schema. */
+export const databaseTlsEnvShape = {
+  DATABASE_TLS_CA_FILE: z.string().min(1).optional(),
+  DATABASE_TLS_CERT_FILE: z.string().min(1).optional(),
+  DATABASE_TLS_KEY_FILE: z.string().min(1).optional(),
+};
+
+/** The URL's parameters that node-postgres turns into its `ssl` option (pg-connection-string). */
+const SSL_PARAMETERS = ['ssl', 'sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'uselibpqcompat'];
+
+/**
+ * node-postgres's `ssl` for DATABASE_URL with the DATABASE_TLS_* files: the server's certificate
+ * verified against the CA file, and its host name too (`verify-full`, the default and what
+ * `require`/`prefer` mean here) unless the URL says `sslmode=verify-ca`. A mode that would not
+ * verify (`disable`, `no-verify`), or files named in the URL too, is refused: the CA file would be
+ * silently unused.
+ */
+export function postgresSsl(url: string, tls: ClientTls): ConnectionOptions {
+  const params = new URL(url).searchParams;
+  const mode = params.get('sslmode');
+  const shown = maskDatabaseUrl(url);
+  if (
+    mode === 'disable' ||
+    mode === 'no-verify' ||
+    params.get('ssl') === '0' ||
+    params.get('ssl') === 'false'
+  ) {
+    throw new ConfigError(
+      `DATABASE_TLS_* files are set but DATABASE_URL = "${shown}" turns verification off (${mode ? `sslmode=${mode}` : 'ssl=false'}): remove that parameter, or the files`,
+    );
+  }
+  const inUrl = ['sslrootcert', 'sslcert', 'sslkey'].filter((p) => params.has(p));
+  if (inUrl.length > 0) {
+    throw new ConfigError(
+      `DATABASE_URL = "${shown}" names TLS files (${inUrl.join(', ')}) and DATABASE_TLS_* files are set too: give them one way (the variables read them with a size bound)`,
+    );
+  }
+  return {
+    rejectUnauthorized: true,
+    ...(tls.ca && { ca: tls.ca }),
+    ...(tls.cert && { cert: tls.cert }),
+    ...(tls.key && { key: tls.key }),
+    // verify-ca: the chain is checked, the host name is not (as libpq's verify-ca).
+    ...(mode === 'verify-ca' && { checkServerIdentity: () => undefined }),
+  };
+}
+
+/**
+ * DATABASE_URL without the parameters `postgresSsl` replaced: node-postgres lets a connection
+ * string's `sslmode` override the `ssl` option given beside it.
+ */
+export function withoutSslParameters(url: string): string {
+  const parsed = new URL(url);
+  for (const p of SSL_PARAMETERS) parsed.searchParams.delete(p);
+  return parsed.toString();
+}
 
 /** True for a `postgres://` or `postgresql://` URL (DATABASE_URL), false for a SQLite path. */
 export function isPostgresUrl(location: string): boolean {
@@ -60,24 +124,52 @@ export function maskDatabaseUrlSetting(value: string): string {
  * defaults): DATABASE_PATH has a default, so only the raw environment says whether it was set.
  */
 export function resolveDatabase(
-  e: { DATABASE_URL?: string | undefined; DATABASE_PATH: string; DATABASE_POOL_SIZE: number },
+  e: { DATABASE_URL?: string | undefined; DATABASE_PATH: string; DATABASE_POOL_SIZE: number } & z.output<
+    z.ZodObject<typeof databaseTlsEnvShape>
+  >,
   explicit: Readonly<Record<string, string | undefined>>,
   cwd: string,
 ): DatabaseConfig {
-  if (e.DATABASE_URL === undefined) return { kind: 'sqlite', path: resolve(cwd, e.DATABASE_PATH) };
+  const tlsFiles = {
+    ca: e.DATABASE_TLS_CA_FILE,
+    cert: e.DATABASE_TLS_CERT_FILE,
+    key: e.DATABASE_TLS_KEY_FILE,
+  };
+  if (e.DATABASE_URL === undefined) {
+    const set = Object.entries(clientTlsVars('DATABASE_TLS'))
+      .filter(([k]) => tlsFiles[k as keyof typeof tlsFiles] !== undefined)
+      .map(([, v]) => v);
+    if (set.length > 0) {
+      throw new ConfigError(
+        `${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} for PostgreSQL, but DATABASE_URL is not set (the store is the SQLite file ${e.DATABASE_PATH})`,
+      );
+    }
+    return { kind: 'sqlite', path: resolve(cwd, e.DATABASE_PATH) };
+  }
   if (explicit.DATABASE_PATH !== undefined) {
     throw new ConfigError(
       `Set DATABASE_URL (PostgreSQL) or DATABASE_PATH (SQLite), not both: DATABASE_URL = "${maskDatabaseUrl(e.DATABASE_URL)}", DATABASE_PATH = "${explicit.DATABASE_PATH}"`,
     );
   }
-  return { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE };
+  const tls = readClientTls(tlsFiles, clientTlsVars('DATABASE_TLS'), cwd);
+  return {
+    kind: 'postgres',
+    url: e.DATABASE_URL,
+    poolSize: e.DATABASE_POOL_SIZE,
+    ...(tls && { tls, ssl: postgresSsl(e.DATABASE_URL, tls) }),
+  };
 }
 
 /** What `openStore` takes: the SQLite path, or the PostgreSQL URL (with its password) and its printable form. */
 export function databaseLocation(config: { database: DatabaseConfig }): StoreLocation {
   const db = config.database;
   return db.kind === 'postgres'
-    ? { kind: 'postgres', url: db.url, printable: maskDatabaseUrl(db.url) }
+    ? {
+        kind: 'postgres',
+        // With the TLS files, `ssl` says it all: the URL's sslmode would override it in node-postgres.
+        url: db.ssl ? withoutSslParameters(db.url) : db.url,
+        printable: maskDatabaseUrl(db.url),
+      }
     : { kind: 'sqlite', path: db.path };
 }
 
@@ -94,5 +186,7 @@ export function databaseSetting(config: { database: DatabaseConfig }): 'DATABASE
 
 /** The database as `config check` prints it. */
 export function describeDatabase(database: DatabaseConfig): Record<string, unknown> {
-  return database.kind === 'postgres' ? { ...database, url: maskDatabaseUrl(database.url) } : database;
+  if (database.kind !== 'postgres') return database;
+  const { ssl: _ssl, tls, ...rest } = database;
+  return { ...rest, url: maskDatabaseUrl(database.url), ...(tls && { tls: printableClientTls(tls) }) };
 }

@@ -10,6 +10,7 @@ import { type TierName, tiers } from '../upstream/endpoints.js';
 import { readBoundedFile } from './bounded-file.js';
 import {
   type DatabaseConfig,
+  databaseTlsEnvShape,
   describeDatabase,
   isDatabaseUrl,
   maskDatabaseUrlSetting,
@@ -17,6 +18,13 @@ import {
 } from './database.js';
 import { ConfigError, describeIssues } from './errors.js';
 import { maskQueueUrl, normalizeQueueEnv, type QueueConfig, queueEnvShape, resolveQueue } from './queue.js';
+import {
+  describeRedis,
+  REDIS_SECRET_VARIABLES,
+  type RedisSettings,
+  redisEnvShape,
+  resolveRedis,
+} from './redis.js';
 import { type FileConfig, fileConfigSchema } from './schema.js';
 import { numbersForText, setAt, unknownKeyProblem, unquotedAliases } from './traps.js';
 import { loadWebConfig, type WebConfig } from './web-config.js';
@@ -31,6 +39,8 @@ export interface Config {
   redisUrl: string;
   /** The queue's backend: Redis, or PostgreSQL (QUEUE_URL=postgres://…). */
   queue: QueueConfig;
+  /** REDIS_URL or Redis Sentinel, the passwords and the TLS files (src/config/redis.ts). */
+  redis: RedisSettings;
   metricsHost: string;
   metricsPort: number;
   /** METRICS_WEB_CONFIG, read and checked: TLS and basic auth of /metrics and /readyz. */
@@ -87,12 +97,16 @@ export const envSchema = z.object({
     .optional(),
   /** PostgreSQL: connections of each process's pool. @defaultValue 10 */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  /** PostgreSQL over TLS: the CA file, client certificate and key (src/config/database.ts). */
+  ...databaseTlsEnvShape,
   /** @defaultValue 'redis://127.0.0.1:6379' */
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, error: 'a redis:// or rediss:// URL' })
     .default('redis://127.0.0.1:6379'),
   /** Redis or PostgreSQL for the queue (src/config/queue.ts). */
   ...queueEnvShape,
+  /** Redis Sentinel, the Redis passwords and TLS files (src/config/redis.ts). */
+  ...redisEnvShape,
   /** @defaultValue '0.0.0.0' */
   METRICS_HOST: z.string().min(1).default('0.0.0.0'),
   /** @defaultValue 9464 */
@@ -152,6 +166,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     database: resolveDatabase(e, present, cwd),
     redisUrl: e.REDIS_URL,
     queue: resolveQueue(e, file.service.queuePrefix),
+    redis: resolveRedis(e, present, cwd),
     metricsHost: e.METRICS_HOST,
     metricsPort: e.METRICS_PORT,
     metricsWebConfig: e.METRICS_WEB_CONFIG ? loadWebConfig(resolve(cwd, e.METRICS_WEB_CONFIG)) : undefined,
@@ -312,6 +327,7 @@ function maskEnv(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
     ...env,
     GLACIER_API_KEY: env.GLACIER_API_KEY ? '***' : undefined,
   };
+  for (const name of REDIS_SECRET_VARIABLES) if (env[name] !== undefined) masked[name] = '***';
   for (const name of ['GLACIER_BASE_URL', 'REDIS_URL']) {
     const value = env[name];
     if (value !== undefined) masked[name] = maskUrlCredentials(value);
@@ -335,6 +351,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
       config.queue.kind === 'postgres'
         ? { ...config.queue, url: maskQueueUrl(config.queue.url) }
         : config.queue,
+    redis: describeRedis(config.redis),
     // The bcrypt hashes are not secrets, but nothing needs them printed.
     metricsWebConfig: config.metricsWebConfig && {
       path: config.metricsWebConfig.path,

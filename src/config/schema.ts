@@ -462,10 +462,17 @@ export const serviceSchema = z.strictObject({
    * half this, and looks for stalled jobs this often. @defaultValue '30s' (1s to 10m)
    */
   stalledJobTimeout: duration({ default: '30s', min: '1s', max: '10m' }),
-  /** BullMQ key prefix in Redis: several collectors can share one Redis with different prefixes. @defaultValue 'glacier' */
+  /**
+   * BullMQ key prefix in Redis: several collectors can share one Redis with different prefixes. In
+   * braces (`{glacier}`) it is a Redis Cluster hash tag: every key of the collector in one slot, as
+   * BullMQ's scripts need on a Cluster or a clustering proxy. @defaultValue 'glacier'
+   */
   queuePrefix: z
     .string()
-    .regex(/^[A-Za-z0-9_-]{1,32}$/, 'letters, digits, "-" and "_", at most 32')
+    .regex(
+      /^(?:[A-Za-z0-9_-]{1,32}|\{[A-Za-z0-9_-]{1,30}\})$/,
+      'letters, digits, "-" and "_", at most 32; or such a name in braces, e.g. {glacier} (a Redis Cluster hash tag)',
+    )
     .default('glacier'),
 });
 

@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.js';
 import { maskQueueUrl } from '../config/queue.js';
+import { redisSetting } from '../config/redis.js';
 import type { Logger } from '../runtime/logger.js';
 import type { QueueBackend } from './backend.js';
 import { describePostgresError, migrateQueueSchema, postgresBackend, queuePool } from './postgres-backend.js';
@@ -15,7 +16,7 @@ const POOL_SPARE = 2;
  * unreachable database fails `start` at once with a message naming QUEUE_URL.
  */
 export async function openQueueBackend(
-  config: Pick<Config, 'redisUrl' | 'queue'> & {
+  config: Pick<Config, 'redis' | 'queue'> & {
     service: Pick<Config['service'], 'queuePrefix' | 'concurrency'>;
   },
   log: Logger,
@@ -23,7 +24,8 @@ export async function openQueueBackend(
 ): Promise<QueueBackend> {
   const q = config.queue;
   if (q.kind === 'redis') {
-    return redisBackend(connectRedis(config.redisUrl, log, name), config.service.queuePrefix, q.setting);
+    const setting = q.setting === 'QUEUE_URL' ? 'QUEUE_URL' : redisSetting(config.redis);
+    return redisBackend(connectRedis(config.redis, log, name), config.service.queuePrefix, setting);
   }
   const pool = queuePool(q, { name, max: config.service.concurrency + POOL_SPARE });
   pool.on('error', () => undefined); // until the backend listens

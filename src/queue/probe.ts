@@ -7,12 +7,14 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Config } from '../config/index.js';
 import { maskQueueUrl } from '../config/queue.js';
+import { printableRedis, type RedisSettings, redisSetting } from '../config/redis.js';
 import type { QueueBackend } from './backend.js';
 import { type Beat, type MalformedBeat, readHeartbeats } from './heartbeat.js';
 import { QUEUE_NAME } from './jobs.js';
 import { describePostgresError, postgresBackend, queuePool, queueSchemaExists } from './postgres-backend.js';
-import { describeRedisError, maskRedisUrl } from './redis.js';
+import { describeRedisError } from './redis.js';
 import { redisSharedState } from './redis-backend.js';
+import { redisOptions } from './redis-options.js';
 
 export interface QueueCountsNow {
   waiting: number;
@@ -26,7 +28,7 @@ export interface ServiceProbe {
   backend: 'redis' | 'postgres';
   /** Where the backend is, password masked, and the variable that named it: `Redis redis://… (REDIS_URL)`. */
   where: string;
-  /** REDIS_URL, its password masked; null when the queue is on PostgreSQL. */
+  /** REDIS_URL, its password masked (or the sentinels and master); null when the queue is on PostgreSQL. */
   redis: string | null;
   prefix: string;
   reachable: boolean;
@@ -39,30 +41,37 @@ export interface ServiceProbe {
   queue: QueueCountsNow | null;
 }
 
-type ProbeTarget = Pick<Config, 'redisUrl' | 'queue'> & { service: Pick<Config['service'], 'queuePrefix'> };
+type ProbeTarget = Pick<Config, 'redis' | 'queue'> & { service: Pick<Config['service'], 'queuePrefix'> };
 
 export function probeService(config: ProbeTarget, timeoutMs = 2_000): Promise<ServiceProbe> {
   return config.queue.kind === 'postgres'
     ? probePostgres(config.queue, config.service.queuePrefix, timeoutMs)
-    : probeRedis(config.redisUrl, config.queue.setting, config.service.queuePrefix, timeoutMs);
+    : probeRedis(
+        config.redis,
+        config.queue.setting === 'QUEUE_URL' ? 'QUEUE_URL' : redisSetting(config.redis),
+        config.service.queuePrefix,
+        timeoutMs,
+      );
 }
 
 const unreachable = { reachable: false, processes: [], malformed: [], lastSeenAt: null, queue: null };
 
 async function probeRedis(
-  redisUrl: string,
+  target: RedisSettings,
   setting: string,
   prefix: string,
   timeoutMs: number,
 ): Promise<ServiceProbe> {
   const base = {
     backend: 'redis' as const,
-    where: `Redis ${maskRedisUrl(redisUrl)} (${setting})`,
-    redis: maskRedisUrl(redisUrl),
+    where: `Redis ${printableRedis(target)} (${setting})`,
+    redis: printableRedis(target),
     prefix,
   };
-  const redis = new Redis(redisUrl, {
+  const redis = new Redis({
+    ...redisOptions(target, 'producer', 'glacier-collector:status'),
     lazyConnect: true,
+    sentinelRetryStrategy: () => null,
     connectTimeout: timeoutMs,
     commandTimeout: timeoutMs,
     maxRetriesPerRequest: 0,

@@ -1,15 +1,15 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis } from 'ioredis';
+import { untrustedCertificateHint } from '../config/client-tls.js';
+import { printableRedis, type RedisSettings, redisSetting } from '../config/redis.js';
 import { maskUrlPassword } from '../config/url-password.js';
 import type { Logger } from '../runtime/logger.js';
+import { redisOptions } from './redis-options.js';
+
+export { reconnectDelayMs } from './redis-options.js';
 
 /**
- * The service's Redis connections, per BullMQ's production guidance
- * (https://docs.bullmq.io/guide/going-to-production):
- * - `worker`: `maxRetriesPerRequest: null`, so a blocking command waits out an outage instead of
- *   failing the worker;
- * - `producer` (queue adds, the budget, readiness): no offline queue, so a call fails at once while
- *   Redis is away instead of piling up in memory.
- * Both reconnect for ever with capped, jittered backoff. Redis itself must run with
+ * The service's Redis connections, `worker` and `producer`, with the options of redis-options.ts
+ * (BullMQ's production guidance, Sentinel, TLS). Redis itself must run with
  * `maxmemory-policy noeviction` (checked at start: BullMQ's keys must never be evicted).
  *
  * An outage is logged once, with where the service looked and how to get a Redis, and its end once:
@@ -18,7 +18,7 @@ import type { Logger } from '../runtime/logger.js';
 export interface RedisConnections {
   producer: Redis;
   worker: Redis;
-  /** REDIS_URL with its password masked. */
+  /** REDIS_URL with its password masked, or the sentinels and master name. */
   readonly where: string;
   /** True while the producer connection is ready. */
   isUp(): boolean;
@@ -27,39 +27,32 @@ export interface RedisConnections {
   close(): Promise<void>;
 }
 
-const MAX_RECONNECT_DELAY_MS = 10_000;
-
-/** Reconnect delay after `times` failed attempts: exponential from 200 ms, capped at 10 s, ±25 % jitter. */
-export function reconnectDelayMs(times: number, random: () => number = Math.random): number {
-  const capped = Math.min(MAX_RECONNECT_DELAY_MS, 200 * 2 ** Math.min(times, 10));
-  return Math.round(capped * (0.75 + random() * 0.5));
-}
-
 export function maskRedisUrl(url: string): string {
   return maskUrlPassword(url) ?? '(unparseable REDIS_URL)';
 }
 
-export function connectRedis(url: string, log: Logger, name = 'glacier-collector'): RedisConnections {
-  const where = maskRedisUrl(url);
-  const base: RedisOptions = {
-    connectionName: name,
-    retryStrategy: (times) => reconnectDelayMs(times),
-    // Without this ioredis logs "[ioredis] Unhandled error event" to stderr for every attempt.
-    lazyConnect: false,
-  };
-  const producer = new Redis(url, { ...base, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  const worker = new Redis(url, { ...base, maxRetriesPerRequest: null });
+/** `target`: REDIS_URL, or the settings of src/config/redis.ts (Sentinel, passwords, TLS). */
+export function connectRedis(
+  target: string | RedisSettings,
+  log: Logger,
+  name = 'glacier-collector',
+): RedisConnections {
+  const settings: RedisSettings = typeof target === 'string' ? { kind: 'url', url: target } : target;
+  const where = printableRedis(settings);
+  const producer = new Redis(redisOptions(settings, 'producer', name));
+  const worker = new Redis(redisOptions(settings, 'worker', name));
 
   let up = false;
   let downSince: number | undefined;
   let lastError = '';
   const onError = (err: Error) => {
-    lastError = describeRedisError(err);
+    const tlsHint = untrustedCertificateHint(err, 'REDIS_TLS_CA_FILE', settings.tls?.caFile);
+    lastError = tlsHint ? `${describeRedisError(err)}: ${tlsHint}` : describeRedisError(err);
     if (downSince !== undefined) return;
     downSince = Date.now();
     up = false;
     log.warn(
-      `Redis is not reachable at ${where} (REDIS_URL): ${lastError}. Start one with \`redis-server\`, ` +
+      `Redis is not reachable at ${where} (${redisSetting(settings)}): ${lastError}. Start one with \`redis-server\`, ` +
         'or `docker compose up -d redis`; retrying in the background (up to every 10 s), /readyz says not ready until then.',
     );
   };

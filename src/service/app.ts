@@ -1,3 +1,4 @@
+import { untrustedCertificateHint } from '../config/client-tls.js';
 import { type Config, databaseLocation, databaseSetting } from '../config/index.js';
 import type { RunDeps } from '../kernel/index.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
@@ -85,13 +86,19 @@ export async function openConfiguredStore(
   const db = config.database;
   try {
     return await openStore(databaseLocation(config), {
-      ...(db.kind === 'postgres' && { poolSize: db.poolSize }),
+      ...(db.kind === 'postgres' && { poolSize: db.poolSize, ssl: db.ssl }),
       ...options,
     });
   } catch (err) {
     if (!(err instanceof DatabaseOpenError)) throw err;
+    // A certificate refused: name the CA variable (and its file), not only OpenSSL's words.
+    const hint =
+      db.kind === 'postgres' && untrustedCertificateHint(err.cause, 'DATABASE_TLS_CA_FILE', db.tls?.caFile);
+    const cause = hint
+      ? new Error(`${(err.cause as Error).message}: ${hint}`, { cause: err.cause })
+      : err.cause;
     // Its path is the printable location already: the SQLite path, or the masked URL.
-    throw new DatabaseOpenError(err.path, err.cause, databaseSetting(config));
+    throw new DatabaseOpenError(err.path, cause, databaseSetting(config));
   }
 }
 

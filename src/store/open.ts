@@ -1,4 +1,4 @@
-import { openPostgresStore } from './postgres.js';
+import type { ConnectionOptions } from 'node:tls';
 import type { Store, StoreLocation } from './sql.js';
 import { openSqliteStore } from './sqlite.js';
 
@@ -11,10 +11,17 @@ export interface OpenStoreOptions {
   poolSize?: number;
   /** PostgreSQL: told errors of idle pooled connections (the pool replaces them). */
   onIdleError?: (err: Error) => void;
+  /** PostgreSQL: TLS with the DATABASE_TLS_* files (src/config/database.ts `postgresSsl`). */
+  ssl?: ConnectionOptions | undefined;
 }
 
 /** Opens the store at `location` and migrates it: a PostgreSQL database, or a SQLite file (created if needed). */
 export async function openStore(location: StoreLocation, options: OpenStoreOptions = {}): Promise<Store> {
-  if (location.kind === 'postgres') return openPostgresStore(location.url, location.printable, options);
+  if (location.kind === 'postgres') {
+    // pg is loaded when a PostgreSQL store is opened: loading it costs every command (its stream
+    // module wakes Node's fetch up), and SQLite is the default.
+    const { openPostgresStore } = await import('./postgres.js');
+    return openPostgresStore(location.url, location.printable, options);
+  }
   return openSqliteStore(location.path, options);
 }

@@ -1,3 +1,4 @@
+import type { ConnectionOptions } from 'node:tls';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
@@ -12,6 +13,8 @@ export interface OpenPostgresOptions {
   poolSize?: number;
   /** Told errors of idle pooled connections (a restart of the server): the pool replaces them. */
   onIdleError?: (err: Error) => void;
+  /** TLS with the operator's CA and client certificate (`url` then holds no sslmode: it would win). */
+  ssl?: ConnectionOptions | undefined;
 }
 
 /** Where the migrations table lives: the schema the tables are created in (first of the search_path). */
@@ -52,6 +55,7 @@ export async function openPostgresStore(
 ): Promise<Store> {
   const pool = new pg.Pool({
     connectionString: url,
+    ...(options.ssl && { ssl: options.ssl }),
     max: options.poolSize ?? 10,
     types,
     // A connection that cannot be made in 10 s fails the statement (and the run) instead of hanging.

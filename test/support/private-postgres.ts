@@ -23,7 +23,20 @@ function binDir(): string | undefined {
   return versions.map((v) => join(base, v, 'bin')).find((d) => existsSync(join(d, 'pg_ctl')));
 }
 
-export async function startPrivatePostgres(): Promise<PrivatePostgres | undefined> {
+/** TLS for a private cluster: its certificate and key, and the CA its clients' certificates must have. */
+export interface PrivatePostgresTls {
+  certFile: string;
+  keyFile: string;
+  caFile: string;
+}
+
+/**
+ * `tls`: `ssl=on`, and only TLS connections with a client certificate the CA signed are accepted
+ * (`hostssl … clientcert=verify-ca`).
+ */
+export async function startPrivatePostgres(
+  options: { tls?: PrivatePostgresTls } = {},
+): Promise<PrivatePostgres | undefined> {
   const bin = binDir();
   if (!bin) return undefined;
   const port = await freePort();
@@ -37,6 +50,23 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres | undefine
     });
   };
   asPostgres(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
+  let serverOptions = '';
+  if (options.tls) {
+    // The server reads its key only when no one else can (0600, owned by the user it runs as).
+    for (const [from, to] of [
+      [options.tls.certFile, 'server.crt'],
+      [options.tls.keyFile, 'server.key'],
+      [options.tls.caFile, 'ca.crt'],
+    ] as const) {
+      asPostgres('cp', [from, join(data, to)]);
+    }
+    asPostgres('chmod', ['600', join(data, 'server.key')]);
+    asPostgres('sh', [
+      '-c',
+      `printf 'local all all trust\nhostssl all all 127.0.0.1/32 trust clientcert=verify-ca\n' > ${join(data, 'pg_hba.conf')}`,
+    ]);
+    serverOptions = ' -c ssl=on -c ssl_cert_file=server.crt -c ssl_key_file=server.key -c ssl_ca_file=ca.crt';
+  }
   const pg: PrivatePostgres = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     start() {
@@ -47,7 +77,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres | undefine
         '-l',
         join(dir, 'log'),
         '-o',
-        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
+        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${serverOptions}`,
         'start',
       ]);
     },

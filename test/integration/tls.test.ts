@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobs } from '../../jobs/index.js';
+import { loadConfig } from '../../src/config/index.js';
+import { connectRedis } from '../../src/queue/redis.js';
+import { openConfiguredStore } from '../../src/service/app.js';
+import { startService } from '../../src/service/service.js';
+import { type SimulatorHandle, startSimulator } from '../../src/simulator/index.js';
+import { type PrivatePostgres, startPrivatePostgres } from '../support/private-postgres.js';
+import { type RedisProcess, spawnRedis } from '../support/redis-process.js';
+import { freePort } from '../support/redis-server.js';
+import { captureLog, jobRuns, waitFor } from '../support/service.js';
+import { makeTestCa, type TestCa } from '../support/test-ca.js';
+
+/**
+ * TLS to both of the service's servers, with a CA the test makes: a redis-server that listens only
+ * on its TLS port and wants a client certificate (`tls-auth-clients yes`, Redis's default), and a
+ * PostgreSQL cluster of the test's own with `ssl=on` that accepts only TLS connections with a client
+ * certificate (`hostssl … clientcert=verify-ca`). The service collects over both; a CA that did
+ * not sign the server's certificate is refused, the message naming the variable and the file.
+ */
+
+let ca: TestCa;
+let redis: RedisProcess;
+let pg: PrivatePostgres | undefined;
+let sim: SimulatorHandle;
+
+beforeAll(async () => {
+  ca = makeTestCa();
+  const port = await freePort();
+  redis = await spawnRedis(
+    'redis-server',
+    [
+      '--port',
+      '0',
+      '--tls-port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--tls-cert-file',
+      ca.serverCert,
+      '--tls-key-file',
+      ca.serverKey,
+      '--tls-ca-cert-file',
+      ca.caFile,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--maxmemory-policy',
+      'noeviction',
+    ],
+    port,
+    {
+      tls: {
+        ca: readFileSync(ca.caFile),
+        cert: readFileSync(ca.clientCert),
+        key: readFileSync(ca.clientKey),
+      },
+    },
+  );
+  pg = await startPrivatePostgres({
+    tls: { certFile: ca.serverCert, keyFile: ca.serverKey, caFile: ca.caFile },
+  });
+  if (!pg) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql (.ci/run installs them)');
+  sim = await startSimulator({ port: 0, seed: 7 });
+}, 60_000);
+
+afterAll(async () => {
+  await sim?.close();
+  await redis?.kill();
+  pg?.destroy();
+  ca?.cleanup();
+});
+
+/** The environment of a service on both TLS servers; `env` on top. */
+function tlsEnv(env: Record<string, string> = {}): Record<string, string> {
+  return {
+    GLACIER_BASE_URL: sim.url,
+    DATABASE_URL: `${pg!.url}?sslmode=verify-full`,
+    DATABASE_TLS_CA_FILE: ca.caFile,
+    DATABASE_TLS_CERT_FILE: ca.clientCert,
+    DATABASE_TLS_KEY_FILE: ca.clientKey,
+    REDIS_URL: `rediss://127.0.0.1:${redis.port}`,
+    REDIS_TLS_CA_FILE: ca.caFile,
+    REDIS_TLS_CERT_FILE: ca.clientCert,
+    REDIS_TLS_KEY_FILE: ca.clientKey,
+    METRICS_HOST: '127.0.0.1',
+    METRICS_PORT: '0',
+    LOG_LEVEL: 'warn',
+    ...env,
+  };
+}
+
+const config = (env: Record<string, string> = {}) =>
+  loadConfig({
+    env: tlsEnv(env),
+    file: {
+      jobs: { supply: { schedule: '* * * * * *' } },
+      service: { queuePrefix: `t${randomBytes(4).toString('hex')}`, shutdownGrace: '5s' },
+    },
+  });
+
+describe('TLS to Redis and PostgreSQL with the operator’s CA', () => {
+  it('the service collects over both, with client certificates, and PostgreSQL sees a verified TLS session', async () => {
+    const svc = await startService(config(), { jobs, log: captureLog().log });
+    try {
+      const succeeded = async () => (await jobRuns(svc)).filter((r) => r.status === 'succeeded');
+      await waitFor(async () => (await succeeded()).length >= 2, 20_000, 'two runs over TLS');
+      const [session] = await svc.app.store.all<{ ssl: boolean; client_dn: string | null }>(
+        'SELECT ssl, client_dn FROM pg_stat_ssl WHERE pid = pg_backend_pid()',
+      );
+      expect(session).toEqual({ ssl: true, client_dn: '/CN=glacier-collector' });
+      expect((await svc.readiness()).ready).toBe(true);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('a CA that did not sign PostgreSQL’s certificate is refused at start-up, naming DATABASE_TLS_CA_FILE and its file', async () => {
+    const err = await openConfiguredStore(config({ DATABASE_TLS_CA_FILE: ca.otherCaFile })).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(err?.message).toContain('DATABASE_URL = "postgres://postgres@127.0.0.1:');
+    expect(err?.message).toContain(
+      `the server's certificate is not signed by a CA trusted by DATABASE_TLS_CA_FILE = "${ca.otherCaFile}"`,
+    );
+  });
+
+  it('a CA that did not sign Redis’s certificate is logged naming REDIS_TLS_CA_FILE and its file, and Redis stays down', async () => {
+    const { log, text } = captureLog('info');
+    const conns = connectRedis(config({ REDIS_TLS_CA_FILE: ca.otherCaFile }).redis, log);
+    try {
+      await waitFor(() => /REDIS_TLS_CA_FILE/.test(text()), 15_000, 'the refusal logged');
+      // The log is JSON: its quotes escaped.
+      expect(text().replaceAll('\\"', '"')).toContain(
+        `the server's certificate is not signed by a CA trusted by REDIS_TLS_CA_FILE = "${ca.otherCaFile}"`,
+      );
+      expect(conns.isUp()).toBe(false);
+    } finally {
+      await conns.close();
+    }
+  });
+
+  it('without the client certificate, Redis refuses the connection', async () => {
+    const { log, text } = captureLog('info');
+    const env = tlsEnv({ REDIS_TLS_CERT_FILE: '', REDIS_TLS_KEY_FILE: '' });
+    const conns = connectRedis(loadConfig({ env }).redis, log);
+    try {
+      await waitFor(() => /Redis is not reachable/.test(text()), 15_000, 'the refusal logged');
+      expect(conns.isUp()).toBe(false);
+    } finally {
+      await conns.close();
+    }
+  });
+});

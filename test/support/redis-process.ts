@@ -1,0 +1,63 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Redis, type RedisOptions } from 'ioredis';
+
+/**
+ * A redis-server or redis-sentinel of the test's own, started with `args` (its port among them) and
+ * waited for until it answers PING on `port` (over TLS with `probe.tls`). Nothing is kept on disk
+ * unless `args` says so. `kill` is a SIGKILL: as a crash would.
+ */
+export interface RedisProcess {
+  port: number;
+  kill(): Promise<void>;
+}
+
+export async function spawnRedis(
+  command: 'redis-server' | 'redis-sentinel',
+  args: string[],
+  port: number,
+  probe: RedisOptions = {},
+): Promise<RedisProcess> {
+  let stderr = '';
+  const child: ChildProcess = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4_000);
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4_000);
+  });
+  const handle: RedisProcess = {
+    port,
+    kill: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
+  };
+  const client = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    ...probe,
+  });
+  client.on('error', () => undefined);
+  try {
+    for (let i = 0; i < 200; i++) {
+      if (child.exitCode !== null) break;
+      try {
+        await client.connect();
+        await client.ping();
+        return handle;
+      } catch {
+        client.disconnect();
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  } finally {
+    client.disconnect();
+  }
+  await handle.kill();
+  throw new Error(`${command} did not answer on port ${port}: ${stderr}`);
+}
