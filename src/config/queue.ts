@@ -65,9 +65,13 @@ export function resolveQueue(e: { QUEUE_URL?: string | undefined }, queuePrefix:
   return { kind: 'postgres', url: e.QUEUE_URL, schema: queueSchema(queuePrefix), setting: 'QUEUE_URL' };
 }
 
-/** `service.queuePrefix` as a PostgreSQL schema name: letters, digits and `_` (a `-` becomes `_`). */
+/**
+ * `service.queuePrefix` as a PostgreSQL schema name, `<prefix>_queue`: letters, digits and `_` (a `-`
+ * becomes `_`, a Redis Cluster hash tag's braces are dropped, a leading digit gets a `_` before it).
+ */
 export function queueSchema(queuePrefix: string): string {
-  return `${queuePrefix.replace(/-/g, '_')}_queue`;
+  const base = queuePrefix.replace(/[{}]/g, '').replace(/[^A-Za-z0-9_]/g, '_');
+  return /^[A-Za-z_]/.test(base) ? `${base}_queue` : `_${base}_queue`;
 }
 
 /** A queue URL with its password masked (whatever its scheme); text that is no URL, masked from the scheme to its last `@`. */
