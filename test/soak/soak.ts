@@ -10,7 +10,7 @@
  *   active (the scheduler's no-overlap rule: a second-long run on a loaded machine, not a fault);
  * - SIGTERM does not end the collector with exit code 0.
  *
- * `npm run test:soak [-- --minutes 10] [--warmup-seconds 0] [--sample-seconds 5] [--retention 2m] [--json report.json]` (STORE=postgres for
+ * `npm run test:soak [-- --minutes 10] [--warmup-seconds 0] [--sample-seconds 5] [--retention 2m] [--json report.json]` (QUEUE=postgres: the queue on PostgreSQL, no Redis; STORE=postgres for
  * PostgreSQL); test/soak/soak.test.ts runs a short one in the fault suite.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -25,9 +25,10 @@ import { isPostgresUrl, storeLocation } from '../../src/config/index.js';
 import { QUEUE_NAME } from '../../src/queue/jobs.js';
 import { openStore, readOldestKept, type Store } from '../../src/store/index.js';
 import { parseExposition, samples } from '../support/exposition.js';
+import { onPostgresQueue, removeQueue } from '../support/queue.js';
 import { freePort, startPrivateRedis } from '../support/redis-server.js';
 import { type SimulatorProcess, startSimulatorProcess } from '../support/sim-process.js';
-import { testDatabase } from '../support/store.js';
+import { TEST_POSTGRES_URL, testDatabase } from '../support/store.js';
 import { judgeTrend, type Trend } from './trend.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -364,7 +365,8 @@ export function judgeSeries(
     const tolerance = Math.max(spec.floor, spec.share * median);
     const trend = judgeTrend(points, tolerance);
     let note = spec.reportOnly;
-    if (spec.name === 'database size' && !options.expectDatabaseFlat) {
+    if (points.length === 0) note = 'not measured (the queue is on PostgreSQL: no Redis)';
+    else if (spec.name === 'database size' && !options.expectDatabaseFlat) {
       note = 'grows with the data while no retention is configured: reported only';
     } else if (spec.name === 'Redis keys' || spec.name === 'Redis memory') {
       // Judged once BullMQ's retention is full: before, each run adds a kept job by design.
@@ -401,14 +403,17 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
   const periods = periodsOf(options.retention);
   const problems: string[] = [];
   const db = await testDatabase({ filename: 'soak.db' });
-  const redis = await startPrivateRedis();
+  // QUEUE=postgres: the queue on PostgreSQL (its schema `soak_queue`), no Redis at all.
+  const redis = onPostgresQueue ? undefined : await startPrivateRedis();
   let sim: SimulatorProcess | undefined;
   let collector: Collector | undefined;
   let store: Store | undefined;
-  const client = new Redis(redis.url, { maxRetriesPerRequest: 1, lazyConnect: true });
+  const client = redis && new Redis(redis.url, { maxRetriesPerRequest: 1, lazyConnect: true });
   try {
-    await redis.start();
-    await client.connect();
+    if (redis) {
+      await redis.start();
+      await client!.connect();
+    } else await removeQueue(PREFIX);
     sim = await startSimulatorProcess({
       seed: 11,
       apiKeys: { [API_KEY]: { tier: 'Pro', computeUnitsPerMinute: 1e12 } },
@@ -427,7 +432,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
       GLACIER_CONFIG: configPath,
       GLACIER_BASE_URL: sim.url,
       GLACIER_API_KEY: API_KEY,
-      REDIS_URL: redis.url,
+      ...(redis ? { REDIS_URL: redis.url } : { QUEUE_URL: TEST_POSTGRES_URL }),
       METRICS_HOST: '127.0.0.1',
       METRICS_PORT: String(metricsPort),
       LOG_LEVEL: 'warn',
@@ -453,11 +458,11 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
       const families = parseExposition(await (await fetch(`${metricsUrl}/metrics`)).text());
       const one = (name: string) => samples(families, name).reduce((sum, x) => sum + x.value, 0);
       const kept = await client
-        .multi()
+        ?.multi()
         .zcard(`${PREFIX}:${QUEUE_NAME}:completed`)
         .zcard(`${PREFIX}:${QUEUE_NAME}:failed`)
         .exec();
-      const info = await client.info('memory');
+      const info = (await client?.info('memory')) ?? '';
       return {
         t: (Date.now() - readyAt) / 1000,
         runs: (await s.get<{ n: number }>('SELECT COUNT(*) AS n FROM job_runs'))?.n ?? 0,
@@ -466,8 +471,9 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
         heapUsed: one('glacier_nodejs_heap_size_used_bytes'),
         handles: one('glacier_nodejs_active_handles'),
         fds: fdsOf(pid),
-        redisKeys: await client.dbsize(),
-        redisKeptJobs: (kept ?? []).reduce((sum, [, n]) => sum + Number(n), 0),
+        // Not measured with the queue on PostgreSQL (NaN: its series are reported as such).
+        redisKeys: client ? await client.dbsize() : Number.NaN,
+        redisKeptJobs: kept ? kept.reduce((sum, [, n]) => sum + Number(n), 0) : Number.NaN,
         redisMemory: Number(/used_memory:(\d+)/.exec(info)?.[1] ?? Number.NaN),
         databaseBytes: await databaseBytes(s, db.location),
         simulatorRss: statusBytes(simPid, 'VmRSS'),
@@ -587,9 +593,10 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
       await collector.exited;
     }
     await store?.close();
-    client.disconnect();
+    client?.disconnect();
     await sim?.close();
-    await redis.stop();
+    await redis?.stop();
+    if (!redis) await removeQueue(PREFIX);
     await db.cleanup();
   }
 }
