@@ -29,6 +29,20 @@ export default defineConfig({
           globalSetup: ['test/support/postgres-setup.ts'],
         },
       },
+      {
+        extends: true,
+        // PostgreSQL alone: store and queue (QUEUE_URL), no Redis.
+        test: {
+          name: 'queue-postgres',
+          include: [
+            'test/faults/shutdown.test.ts',
+            'test/faults/multi-host.test.ts',
+            'test/soak/**/*.test.ts',
+          ],
+          env: { FAULT_SUITE: 'full', STORE: 'postgres', QUEUE: 'postgres' },
+          globalSetup: ['test/support/postgres-setup.ts'],
+        },
+      },
     ],
   },
 });
