@@ -1,13 +1,17 @@
 /**
- * `npm run bench [-- <figure module>... --runs N --scale X]`: runs the figure modules of
+ * `npm run bench [-- <figure module>... --runs N --scale X --compare]`: runs the figure modules of
  * bench/figures/ (every `*.ts` there exports `run(): Promise<Figure[]>`; adding a file adds its
- * figures, nothing else to change), prints one table and merges the figures into bench/results.json.
- * Every figure is a ratio against a baseline measured in the same run; values are medians of `--runs`
- * repetitions (each module repeats its own measurements). Not part of `npm test`.
+ * figures, nothing else to change), prints one table and merges the figures into bench/results.json
+ * (committed: the last recorded results). Every figure is a ratio against a baseline measured in
+ * the same run; values are medians of `--runs` repetitions (each module repeats its own
+ * measurements). `--compare` holds the run against bench/results.json instead of writing it: every
+ * figure whose ratio is more than 15% worse is named, and the exit status is 1. The smoke test
+ * (test/bench/bench-smoke.test.ts) runs every module once at a tiny scale in `npm test`.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
+import { compareFigures, formatComparison } from './compare.js';
 import { benchOptions, type Figure, setBenchOptions } from './lib.js';
 
 const figuresDir = new URL('./figures/', import.meta.url);
@@ -25,6 +29,7 @@ const { values, positionals } = parseArgs({
   options: {
     runs: { type: 'string', default: '3' },
     scale: { type: 'string', default: '1' },
+    compare: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -33,7 +38,11 @@ const available = readdirSync(figuresDir)
   .map((f) => f.slice(0, -3))
   .sort();
 if (values.help) {
-  console.log(`npm run bench -- [module...] [--runs N] [--scale X]\nmodules: ${available.join(', ')}`);
+  console.log(
+    `npm run bench -- [module...] [--runs N] [--scale X] [--compare]\n` +
+      `  --compare: hold the run against bench/results.json (not written), exit 1 if a figure is >15% worse\n` +
+      `modules: ${available.join(', ')}`,
+  );
   process.exit(0);
 }
 const unknown = positionals.filter((p) => !available.includes(p));
@@ -68,6 +77,12 @@ printTable(measured);
 const previous: StoredFigure[] = existsSync(resultsFile)
   ? ((JSON.parse(readFileSync(resultsFile, 'utf8')) as { figures?: StoredFigure[] }).figures ?? [])
   : [];
+if (values.compare) {
+  const comparison = compareFigures(previous, measured);
+  console.log(`\n${formatComparison(comparison)}`);
+  if (comparison.some((c) => c.worse) || failures.length) process.exitCode = 1;
+  process.exit();
+}
 const ran = new Set(measured.map((f) => f.module));
 const figures = [...previous.filter((f) => f.module !== undefined && !ran.has(f.module)), ...measured].sort(
   (a, b) => a.module.localeCompare(b.module),

@@ -23,16 +23,16 @@ import { systemClock } from '../../src/runtime/clock.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { openStore, rebuildTransactionSummaries, type Store } from '../../src/store/index.js';
 import { tempDir } from '../../test/support/tmp.js';
-import { cost, type Figure, figure, median, percentile } from '../lib.js';
+import { cost, type Figure, figure, median, percentile, scaled } from '../lib.js';
 import { rawSqlite } from '../support.js';
 
-const TRANSACTIONS = 1_000_000;
-const REWARDS = 100_000;
+const TRANSACTIONS = scaled(1_000_000, 1000);
+const REWARDS = scaled(100_000, 100);
 const CHAINS = ['43114', '1', '8453', '10', '42161', '137', '56', '250', '100', '324'];
 const ADDRESSES = Array.from({ length: 50 }, (_, i) => demoAddress(`bench-${i}`));
 const NODE_IDS = Array.from({ length: 10 }, (_, i) => demoNodeId(`bench-${i}`));
-const SCRAPES = 600;
-const WARMUP = 50;
+const SCRAPES = scaled(600, 5);
+const WARMUP = scaled(50, 1);
 
 const config = loadConfig({
   env: {},

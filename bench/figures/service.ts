@@ -21,9 +21,9 @@ import { createDataApiClient } from '../../src/upstream/index.js';
 import { freePort } from '../../test/support/redis-server.js';
 import { deletePrefix } from '../../test/support/service.js';
 import { tempDir } from '../../test/support/tmp.js';
-import { type Figure, figure, median } from '../lib.js';
+import { benchOptions, type Figure, figure, median, scaled } from '../lib.js';
 
-const JOBS = 10_000;
+const JOBS = Math.ceil(scaled(10_000, 100) / 100) * 100;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const noop: Job = {
@@ -57,9 +57,9 @@ async function rawBullmq(redis: Redis, prefix: string): Promise<number> {
     concurrency: 2,
   });
   const t = performance.now();
-  for (let i = 0; i < JOBS; i += 1000) {
+  for (let i = 0; i < JOBS; i += 100) {
     await queue.addBulk(
-      Array.from({ length: 1000 }, (_, k) => ({ name: 'noop', data: {}, opts: { jobId: `n|${i + k}` } })),
+      Array.from({ length: 100 }, (_, k) => ({ name: 'noop', data: {}, opts: { jobId: `n|${i + k}` } })),
     );
   }
   await drain(queue, JOBS);
@@ -90,9 +90,9 @@ async function collectorPath(redis: Redis, prefix: string, dir: string): Promise
     log,
   });
   const t = performance.now();
-  for (let i = 0; i < JOBS; i += 1000) {
+  for (let i = 0; i < JOBS; i += 100) {
     await queue.addBulk(
-      Array.from({ length: 1000 }, (_, k) => ({
+      Array.from({ length: 100 }, (_, k) => ({
         name: 'noop',
         data: { args: {} },
         opts: { ...retention, ...retries, jobId: `noop|${i + k}` },
@@ -126,7 +126,7 @@ async function queueOverhead(): Promise<Figure[]> {
   const raw: number[] = [];
   const ours: number[] = [];
   try {
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < benchOptions().runs; i++) {
       const p1 = `benchraw${i}${process.pid}`;
       raw.push(await rawBullmq(redis, p1));
       await deletePrefix(REDIS_URL, p1);
@@ -225,6 +225,6 @@ async function footprint(idleMs: number): Promise<Figure[]> {
 }
 
 export async function run(): Promise<Figure[]> {
-  const idleMs = Number(process.env.BENCH_IDLE_MS ?? 60_000);
+  const idleMs = Number(process.env.BENCH_IDLE_MS ?? scaled(60_000, 500));
   return [...(await queueOverhead()), ...(await footprint(idleMs))];
 }

@@ -5,49 +5,31 @@
  * fetched or exports already downloaded). Goal: 1.00. Counted, not timed: one run is enough.
  */
 import { jobs } from '../../jobs/index.js';
-import { rewardQueries } from '../../jobs/rewards.js';
-import { seriesOf } from '../../jobs/usage-metrics.js';
 import { demoFileConfig } from '../../src/commands/demo-config.js';
 import { type Config, loadConfig } from '../../src/config/index.js';
-import { runHandler } from '../../src/kernel/index.js';
+import { type Job, runHandler } from '../../src/kernel/index.js';
 import { createManualClock } from '../../src/runtime/clock.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { createApp } from '../../src/service/app.js';
 import { startSimulator } from '../../src/simulator/index.js';
-import { endpoints } from '../../src/upstream/index.js';
+import { type EndpointName, endpoints } from '../../src/upstream/index.js';
 import { type Figure, figure } from '../lib.js';
 import { scratch } from '../support.js';
 
 const T0 = Date.UTC(2025, 5, 15, 12, 34, 56);
 
-/** The fewest requests and compute units a run with nothing new can cost, per job. */
-function minimum(job: string, config: Config): { requests: number; computeUnits: number } {
-  const per = (endpoint: keyof typeof endpoints, n: number) => ({
-    requests: n,
-    computeUnits: n * endpoints[endpoint].computeUnits,
-  });
-  switch (job) {
-    case 'supply':
-      return per('supply', 1);
-    case 'transactions': {
-      const t = config.jobs.transactions!;
-      return per('transactions', t.networks.length * t.statuses.length);
-    }
-    case 'rewards':
-      return per('rewards', rewardQueries(config.jobs.rewards!).length);
-    case 'usage-metrics': {
-      const series = config.jobs.usageMetrics!.sources.flatMap(seriesOf);
-      return {
-        requests: series.length,
-        computeUnits: series.reduce((sum, s) => sum + endpoints[s.endpoint].computeUnits, 0),
-      };
-    }
-    case 'signatures':
-    case 'exports':
-      return { requests: 0, computeUnits: 0 };
-    default:
-      throw new Error(`no minimum for ${job}: add it here`);
-  }
+/**
+ * The fewest requests and compute units a run with nothing new can cost: what the job itself
+ * declares (`cost(config).idle`, else `.steady`), so a new job brings its own minimum.
+ */
+function minimum(job: Job, config: Config): { requests: number; computeUnits: number } {
+  const declared = job.cost(config);
+  if (!declared) throw new Error(`${job.name} is scheduled but declares no cost (defineJob's \`cost\`)`);
+  const calls = Object.entries(declared.idle ?? declared.steady) as [EndpointName, number][];
+  return {
+    requests: calls.reduce((sum, [, n]) => sum + n, 0),
+    computeUnits: calls.reduce((sum, [endpoint, n]) => sum + n * endpoints[endpoint].computeUnits, 0),
+  };
 }
 
 export async function run(): Promise<Figure[]> {
@@ -63,8 +45,9 @@ export async function run(): Promise<Figure[]> {
   const app = await createApp(config, { clock, log: createLogger({ level: 'silent', pretty: false }) });
   const figures: Figure[] = [];
   try {
-    for (const { name: job, scheduled, prepare } of jobs) {
-      const prepared = scheduled ? prepare(config) : undefined;
+    for (const definition of jobs) {
+      const job = definition.name;
+      const prepared = definition.scheduled ? definition.prepare(config) : undefined;
       if (!prepared) continue;
       const handler = (_: undefined, ctx: Parameters<typeof prepared.run>[0]) => prepared.run(ctx);
       // Collect what there is (a backfill may take several runs), then measure a run with nothing new.
@@ -77,7 +60,7 @@ export async function run(): Promise<Figure[]> {
       if (idle.rowsWritten !== 0 && job !== 'supply') {
         throw new Error(`${job}: a run with nothing new wrote ${idle.rowsWritten} rows`);
       }
-      const min = minimum(job, config);
+      const min = minimum(definition, config);
       const goal = min.requests === 0 ? ({ on: 'value', max: 0 } as const) : { max: 1.0 };
       figures.push(
         figure({
@@ -86,7 +69,7 @@ export async function run(): Promise<Figure[]> {
           unit: 'requests',
           value: idle.requests,
           baseline: min.requests,
-          baselineLabel: 'one page per stream or batch',
+          baselineLabel: "the job's declared idle cost",
           goal,
         }),
         figure({

@@ -39,7 +39,7 @@ import { benchSchema, scratch, withPostgres } from '../support.js';
 const GOAL = 0.01;
 
 export async function run(): Promise<Figure[]> {
-  const rows = scaled(10_000, 1_000);
+  const rows = scaled(10_000, 200);
   const figures: Figure[] = [];
   const dirs = scratch('storage');
   try {

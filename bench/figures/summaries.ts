@@ -21,9 +21,9 @@ import {
 import { createUpsert } from '../../src/store/upsert.js';
 import type { HistoricalReward, Transaction } from '../../src/upstream/index.js';
 import { tempDir } from '../../test/support/tmp.js';
-import { type Figure, figure, median } from '../lib.js';
+import { type Figure, figure, median, scaled } from '../lib.js';
 
-const PAGES = 300;
+const PAGES = scaled(300, 2);
 const PAGE = 100;
 
 function transaction(i: number): Transaction {

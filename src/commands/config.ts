@@ -18,7 +18,6 @@ import { printableRedis, type RedisSettings } from '../config/redis.js';
 import { forTerminal } from '../escape/terminal.js';
 import type { JobList } from '../kernel/index.js';
 import { packageRoot } from '../runtime/package-root.js';
-import { openConfiguredStore } from '../service/app.js';
 import { formatTable } from '../terminal/text-table.js';
 import { planBudget } from './budget.js';
 import { buildPlan, retentionWarnings } from './plan.js';
@@ -182,6 +181,8 @@ export function initConfig(path: string | undefined, cli = PROGRAM): void {
 }
 
 export async function migrate(config: Config): Promise<void> {
+  // Imported here: the store and its drivers are not `config check`'s to load.
+  const { openConfiguredStore } = await import('../service/app.js');
   const store = await openConfiguredStore(config);
   await store.close();
   console.log(`database ${printableDatabaseLocation(config)} is up to date`);

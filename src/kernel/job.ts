@@ -131,6 +131,12 @@ export type Calls = Partial<Record<EndpointName, number>>;
 export interface RunCost {
   steady: Calls;
   worst: Calls;
+  /**
+   * Requests of a run with nothing new (everything collected, nothing due): the fewest it can
+   * make, which `npm run bench`'s steady-state figure holds the job's idle run against.
+   * @defaultValue steady
+   */
+  idle?: Calls | undefined;
   note?: string | undefined;
   /** Rows one run adds to the job's `table` at most, steady and worst (for `plan`'s rows per day). */
   rows?: { steady: number; worst: number } | undefined;
