@@ -1,14 +1,14 @@
-import type { Queue } from 'bullmq';
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Config } from '../config/index.js';
 import type { Job } from '../kernel/job.js';
 import type { Logger } from '../runtime/logger.js';
-import { type QueuedJobData, retention, retries, slotJobId } from './jobs.js';
+import type { CollectorQueue } from './backend.js';
+import { retention, retries, slotJobId } from './jobs.js';
 
 export interface SchedulerOptions {
   config: Config;
   jobs: readonly Job[];
-  queue: Queue<QueuedJobData>;
+  queue: CollectorQueue;
   log: Logger;
   now?: () => number;
   /** A slot that was not enqueued because the job's previous run is still waiting or running. */
