@@ -18,6 +18,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSentinels, type RedisSettings } from '../../src/config/redis.js';
 import { QUEUE_NAME } from '../../src/queue/jobs.js';
+import { probeService } from '../../src/queue/probe.js';
 import { redisOptions } from '../../src/queue/redis-options.js';
 import type { SimulatorHandle } from '../../src/simulator/index.js';
 import { type CliProcess, spawnCli } from '../support/cli.js';
@@ -36,6 +37,7 @@ let sim: SimulatorHandle;
 let ws: Workspace;
 let redis: Redis;
 let queue: Queue;
+let settings: RedisSettings;
 const processes: CliProcess[] = [];
 
 beforeAll(async () => {
@@ -60,7 +62,7 @@ beforeAll(async () => {
     service: { queuePrefix: prefix, concurrency: 1 },
   });
   // The test's own look at the queue, through the sentinels as the service's.
-  const settings: RedisSettings = {
+  settings = {
     kind: 'sentinel',
     sentinels: parseSentinels(ha.sentinelList) as { host: string; port: number }[],
     master: ha.master,
@@ -131,7 +133,7 @@ const succeededRuns = async () =>
   )[0]!.n;
 
 describe('Redis Sentinel failover', () => {
-  it('the master killed mid-run: the replica promoted, runs go on, every slot added and run once, the database equals the truth', async () => {
+  it('the master killed mid-run: the replica promoted, runs go on, every slot added once and succeeded once, the database equals the truth', async () => {
     const worker = start('worker');
     await worker.waitForOutput(/glacier-collector started/, 60_000);
     const scheduler = start('scheduler');
@@ -154,6 +156,14 @@ describe('Redis Sentinel failover', () => {
     // Runs resume: two more runs succeed after the promotion.
     const before = await succeededRuns();
     await waitFor(async () => (await succeededRuns()) >= before + 2, 30_000, 'two runs after the promotion');
+    // `status` reads the heartbeats through the sentinels too: both processes, on the new master.
+    const seen = await probeService(settings, prefix);
+    expect(seen).toMatchObject({
+      reachable: true,
+      redis: `master "${ha.master}" of sentinels ${ha.sentinelList}`,
+    });
+    expect(seen.processes.map((p) => p.role).sort()).toEqual(['scheduler', 'worker']);
+
     // Stop the scheduler, let the queue drain, then stop the worker gracefully.
     scheduler.child.kill('SIGTERM');
     expect(await exitOf(scheduler)).toBe(0);

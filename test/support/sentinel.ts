@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { type RedisProcess, spawnRedis } from './redis-process.js';
+import { EPHEMERAL_REDIS_ARGS, type RedisProcess, spawnRedis } from './redis-process.js';
 import { freePort } from './redis-server.js';
 import { waitFor } from './service.js';
 import { tempDir } from './tmp.js';
@@ -32,14 +32,7 @@ function dataServer(port: number, replicaOf?: number): Promise<RedisProcess> {
     [
       '--port',
       String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--maxmemory-policy',
-      'noeviction',
+      ...EPHEMERAL_REDIS_ARGS,
       ...(replicaOf ? ['--replicaof', '127.0.0.1', String(replicaOf)] : []),
     ],
     port,
