@@ -34,11 +34,12 @@ export async function removeQueue(prefix: string, redisUrl = TEST_REDIS_URL): Pr
     await withPostgres((c) => c.query(`DROP SCHEMA IF EXISTS "${queueSchema(prefix)}" CASCADE`));
     return;
   }
-  const redis = new Redis(redisUrl, {
-    maxRetriesPerRequest: 1,
-    retryStrategy: () => null,
-    lazyConnect: true,
-  });
+  await deleteRedisPrefix(redisUrl, prefix);
+}
+
+/** Removes every key of a test's (or a benchmark's) prefix from a Redis. */
+export async function deleteRedisPrefix(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => null, lazyConnect: true });
   redis.on('error', () => undefined);
   try {
     await redis.connect();

@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { jobs } from '../../jobs/index.js';
 import { type Config, loadConfig } from '../../src/config/index.js';
 import { type Service, type ServiceOptions, startService } from '../../src/service/service.js';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import { type CliProcess, spawnCli, stopCli } from './cli.js';
 import { captureLog } from './log.js';
-import { onPostgresQueue, queueEnv, removeQueue, TEST_REDIS_URL } from './queue.js';
+import { deleteRedisPrefix, onPostgresQueue, queueEnv, removeQueue, TEST_REDIS_URL } from './queue.js';
 import { freePort } from './redis-server.js';
 import { type DatabaseEnv, TEST_POSTGRES_URL, testDatabase } from './store.js';
 import { tempDir } from './tmp.js';
@@ -109,23 +108,7 @@ export async function serviceHarness(
 }
 
 /** Removes every key of a test's (or a benchmark's) prefix from Redis. */
-export async function deletePrefix(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => null, lazyConnect: true });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-  } catch {
-    // A private Redis already stopped: nothing to clean.
-  } finally {
-    redis.disconnect();
-  }
-}
+export const deletePrefix = deleteRedisPrefix;
 
 /** Polls `fn` until it returns a truthy value (or throws after `timeoutMs`). */
 export async function waitFor<T>(
