@@ -236,6 +236,49 @@ describe('the database', () => {
   );
 });
 
+describe('the queue backend', () => {
+  it('is Redis at REDIS_URL by default; a redis:// QUEUE_URL is REDIS_URL', () => {
+    expect(loadConfig({ env: {}, cwd: '/nonexistent' }).queue).toEqual({
+      kind: 'redis',
+      setting: 'REDIS_URL',
+    });
+    const config = loadConfig({ env: { QUEUE_URL: 'rediss://:hunter2@redis:6380' }, cwd: '/nonexistent' });
+    expect(config.queue).toEqual({ kind: 'redis', setting: 'QUEUE_URL' });
+    expect(config.redisUrl).toBe('rediss://:hunter2@redis:6380');
+  });
+
+  it('is PostgreSQL for a postgres:// QUEUE_URL, in the schema <queuePrefix>_queue, the password masked', () => {
+    const url = 'postgres://collector:hunter2@db:5432/glacier';
+    const config = loadConfig({
+      env: { QUEUE_URL: url },
+      file: { service: { queuePrefix: 'team-a' } },
+      cwd: '/nonexistent',
+    });
+    expect(config.queue).toEqual({ kind: 'postgres', url, schema: 'team_a_queue', setting: 'QUEUE_URL' });
+    expect(JSON.stringify(describeConfig(config))).not.toContain('hunter2');
+  });
+
+  it('refuses QUEUE_URL and REDIS_URL both set, naming both, the passwords masked', () => {
+    const err = configError(() =>
+      loadConfig({
+        env: { QUEUE_URL: 'postgres://c:hunter2@db/glacier', REDIS_URL: 'redis://:hunter3@redis:6379' },
+        cwd: '/nonexistent',
+      }),
+    );
+    expect(err.message).toContain('Set QUEUE_URL or REDIS_URL, not both');
+    expect(err.message).not.toMatch(/hunter[23]/);
+  });
+
+  it('refuses a QUEUE_URL of another scheme, saying which are read, the password masked', () => {
+    const err = configError(() =>
+      loadConfig({ env: { QUEUE_URL: 'amqp://u:hunter2@mq:5672' }, cwd: '/nonexistent' }),
+    );
+    expect(err.message).toContain('QUEUE_URL');
+    expect(err.message).toContain('a redis://, rediss:// or postgres:// URL');
+    expect(err.message).not.toContain('hunter2');
+  });
+});
+
 describe('identifiers', () => {
   it.each([
     [demoAddress('x'), 'mainnet', undefined],
