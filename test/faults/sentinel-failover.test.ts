@@ -157,7 +157,11 @@ describe('Redis Sentinel failover', () => {
     const before = await succeededRuns();
     await waitFor(async () => (await succeededRuns()) >= before + 2, 30_000, 'two runs after the promotion');
     // `status` reads the heartbeats through the sentinels too: both processes, on the new master.
-    const seen = await probeService(settings, prefix);
+    const seen = await probeService({
+      redis: settings,
+      queue: { kind: 'redis', setting: 'REDIS_URL' },
+      service: { queuePrefix: prefix },
+    });
     expect(seen).toMatchObject({
       reachable: true,
       redis: `master "${ha.master}" of sentinels ${ha.sentinelList}`,
