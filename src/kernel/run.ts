@@ -7,6 +7,7 @@
 import type { Config } from '../config/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
+import { scrubSecrets } from '../runtime/secrets.js';
 import {
   failAbandonedRuns,
   finishJobRun,
@@ -32,7 +33,6 @@ import {
 } from './job.js';
 import { classifyFailure, type Failure } from './outcome.js';
 import { retryRejectedRecords } from './retry-rejected.js';
-import { scrubSecrets } from './secrets.js';
 
 /** The instances a run needs, built once by the entry point (src/service/app.ts). */
 export interface RunDeps {
@@ -52,7 +52,7 @@ export interface RunSummary {
   status: 'succeeded' | 'failed';
   rowsWritten: number;
   /**
-   * Rows deleted per table (the maintenance job), included in `rowsWritten`: its `job_runs` row's
+   * Rows deleted per table (the maintenance job), apart from `rowsWritten`: its `job_runs` row's
    * `rows_removed` (NULL when empty), a failed run's too (what its committed batches deleted).
    */
   rowsRemoved: Record<string, number>;
@@ -196,7 +196,6 @@ export async function runHandler<P>(
         rowsWritten += n;
       },
       countRemoved: (table, n) => {
-        rowsWritten += n;
         rowsRemoved[table] = (rowsRemoved[table] ?? 0) + n;
       },
       recordFindings: (tx, findings, where) =>
