@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects, both run by `npm test`: `sqlite` runs every test on SQLite, `postgres` runs again the
- * tests that touch a store, on PostgreSQL (127.0.0.1:5432, database `test`; each test gets a schema
+ * Three projects, all run by `npm test`: `sqlite` runs every test on SQLite, `postgres` runs again the
+ * tests that touch a store, on PostgreSQL, and `queue-postgres` the service's tests with the queue on
+ * PostgreSQL too (127.0.0.1:5432, database `test`; each test gets a schema
  * of its own, see test/support/store.ts). One of them alone: `vitest run --project postgres`.
  */
 /** The tests that touch a store: the integration tests (but the simulator's and the HTTP client's own), the faults. */
@@ -19,8 +20,24 @@ const storeTests = {
     'test/integration/service/metrics-flood.test.ts',
     // A PostgreSQL of its own (with TLS) whatever the project: once is enough.
     'test/integration/tls.test.ts',
+    // The queue's failover is under test, not the store.
+    'test/faults/sentinel-failover.test.ts',
   ],
 };
+
+/**
+ * The service's tests, again with the queue on PostgreSQL (QUEUE_URL=postgres://…, no Redis), the store
+ * on PostgreSQL too: what `start` runs with PostgreSQL alone (test/support/queue.ts).
+ */
+const queueTests = [
+  'test/integration/service/scheduling.test.ts',
+  'test/integration/service/budget.test.ts',
+  'test/integration/service/failures.test.ts',
+  'test/integration/service/status-service.test.ts',
+  'test/integration/service/queue-flush.test.ts',
+  'test/faults/shutdown.test.ts',
+  'test/faults/multi-host.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -46,6 +63,15 @@ export default defineConfig({
           include: storeTests.include,
           exclude: storeTests.exclude,
           env: { STORE: 'postgres' },
+          globalSetup: ['test/support/postgres-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'queue-postgres',
+          include: queueTests,
+          env: { STORE: 'postgres', QUEUE: 'postgres' },
           globalSetup: ['test/support/postgres-setup.ts'],
         },
       },

@@ -29,7 +29,7 @@ export function compareFigures(
   const byId = new Map(recorded.map((f) => [f.id, f]));
   return measured.map((f) => {
     const old = byId.get(f.id);
-    const on = finite(f.ratio) && finite(old?.ratio) ? 'ratio' : 'value';
+    const on = finite(f.ratio) && (old === undefined || finite(old.ratio)) ? 'ratio' : 'value';
     const after = on === 'ratio' ? f.ratio : f.value;
     const before = old === undefined ? undefined : on === 'ratio' ? old.ratio : old.value;
     if (!finite(before) || !finite(after))

@@ -5,7 +5,8 @@
  * (committed: the last recorded results). Every figure is a ratio against a baseline measured in
  * the same run; values are medians of `--runs` repetitions (each module repeats its own
  * measurements). `--compare` holds the run against bench/results.json instead of writing it: every
- * figure whose ratio is more than 15% worse is named, and the exit status is 1. The smoke test
+ * figure whose ratio is more than 15% worse is named, and the exit status is 1 (`--record` writes
+ * it too). The smoke test
  * (test/bench/bench-smoke.test.ts) runs every module once at a tiny scale in `npm test`.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,7 @@ const { values, positionals } = parseArgs({
     runs: { type: 'string', default: '3' },
     scale: { type: 'string', default: '1' },
     compare: { type: 'boolean' },
+    record: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -41,6 +43,7 @@ if (values.help) {
   console.log(
     `npm run bench -- [module...] [--runs N] [--scale X] [--compare]\n` +
       `  --compare: hold the run against bench/results.json (not written), exit 1 if a figure is >15% worse\n` +
+      `  --record: with --compare, write the run into bench/results.json too\n` +
       `modules: ${available.join(', ')}`,
   );
   process.exit(0);
@@ -81,7 +84,7 @@ if (values.compare) {
   const comparison = compareFigures(previous, measured);
   console.log(`\n${formatComparison(comparison)}`);
   if (comparison.some((c) => c.worse) || failures.length) process.exitCode = 1;
-  process.exit();
+  if (!values.record) process.exit();
 }
 const ran = new Set(measured.map((f) => f.module));
 const figures = [...previous.filter((f) => f.module !== undefined && !ran.has(f.module)), ...measured].sort(

@@ -22,6 +22,7 @@ import { demoAddress } from '../../src/commands/demo-config.js';
 import { loadConfig } from '../../src/config/index.js';
 import { runHandler } from '../../src/kernel/index.js';
 import { createSharedBudget } from '../../src/queue/budget.js';
+import { redisSharedParts } from '../../src/queue/redis-backend.js';
 import { collectRewardsBackfill } from '../../src/report/backfill.js';
 import { systemClock } from '../../src/runtime/clock.js';
 import { createLogger } from '../../src/runtime/logger.js';
@@ -62,8 +63,8 @@ export async function run(): Promise<Figure[]> {
   try {
     await redis.connect();
     const budget = createSharedBudget({
-      redis,
-      prefix,
+      backend: redisSharedParts(redis, prefix),
+      prefix: 'budget',
       perMinute: PER_MINUTE,
       perDay: PER_DAY,
       clock: systemClock,

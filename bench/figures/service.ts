@@ -1,18 +1,33 @@
 /**
- * Figures of the long-running service:
- * - queue overhead: 10,000 no-op jobs through the collector's worker path (runHandler with its job_runs
- *   rows and log line, continuation handling, error mapping) against raw BullMQ add-and-process;
- * - footprint: `start` from launch to ready, and its RSS after an idle minute, beside a bare node.
+ * Figures of the long-running service, on each queue backend (Redis; PostgreSQL through BullMQ's own
+ * backend, QUEUE_URL):
+ * - queue overhead: 10,000 no-op jobs through the collector's worker path (runJob with its job_runs
+ *   rows and log line, continuation handling, error mapping) against raw BullMQ 6 add-and-process on
+ *   the same backend; CPU time of this process beside the wall time;
+ * - footprint: `start` from launch to ready on each backend, and its RSS after an idle minute, beside
+ *   a bare node.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Queue, Worker } from 'bullmq';
+import {
+  createPostgresBackend,
+  type JobProgress,
+  type PostgresConnectionOptions,
+  type PostgresQueueBackend,
+  Queue,
+  Worker,
+} from 'bullmq';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { databaseLocation, loadConfig } from '../../src/config/index.js';
+import { queueSchema } from '../../src/config/queue.js';
 import type { Job } from '../../src/kernel/job.js';
-import { QUEUE_NAME, retention, retries } from '../../src/queue/jobs.js';
+import type { CollectorQueue } from '../../src/queue/backend.js';
+import { retention, retries } from '../../src/queue/jobs.js';
+import { openQueueBackend } from '../../src/queue/open-backend.js';
+import { migrateQueueSchema, queuePool } from '../../src/queue/postgres-backend.js';
 import { createCollectorWorker } from '../../src/queue/worker.js';
 import { createManualClock } from '../../src/runtime/clock.js';
 import { createLogger } from '../../src/runtime/logger.js';
@@ -21,10 +36,30 @@ import { createDataApiClient } from '../../src/upstream/index.js';
 import { freePort } from '../../test/support/redis-server.js';
 import { deletePrefix } from '../../test/support/service.js';
 import { tempDir } from '../../test/support/tmp.js';
-import { benchOptions, type Figure, figure, median, scaled } from '../lib.js';
+import { benchOptions, type Cost, cost, type Figure, figure, medianCost, scaled } from '../lib.js';
 
 const JOBS = Math.ceil(scaled(10_000, 100) / 100) * 100;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** The PostgreSQL the PostgreSQL backend's figures use (each run in a schema of its own, dropped after). */
+const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+type Backend = 'redis' | 'postgres';
+const BACKENDS: readonly Backend[] = ['redis', 'postgres'];
+const NAMES: Record<Backend, string> = { redis: 'Redis', postgres: 'PostgreSQL' };
+/** What selects the backend, for a config or a `start` process. */
+const backendEnv = (b: Backend): Record<string, string> =>
+  b === 'redis' ? { REDIS_URL } : { QUEUE_URL: POSTGRES_URL };
+
+async function removeBackendData(b: Backend, prefix: string): Promise<void> {
+  if (b === 'redis') return deletePrefix(REDIS_URL, prefix);
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${queueSchema(prefix)}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
 
 const noop: Job = {
   name: 'noop',
@@ -39,7 +74,11 @@ const noop: Job = {
   hasCursors: false,
 };
 
-async function drain(queue: Queue, total: number): Promise<void> {
+interface Countable {
+  getJobCounts(...types: ('completed' | 'failed')[]): Promise<Record<string, number>>;
+}
+
+async function drain(queue: Countable, total: number): Promise<void> {
   for (;;) {
     const c = await queue.getJobCounts('completed', 'failed');
     if ((c.completed ?? 0) + (c.failed ?? 0) >= total) return;
@@ -47,67 +86,103 @@ async function drain(queue: Queue, total: number): Promise<void> {
   }
 }
 
-async function rawBullmq(redis: Redis, prefix: string): Promise<number> {
-  const queue = new Queue('raw', { connection: redis, prefix });
-  // A connection given to BullMQ stays open after close(): the process would not exit.
-  const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
-  const worker = new Worker('raw', async () => undefined, {
-    connection: workerConnection,
-    prefix,
-    concurrency: 2,
-  });
-  const t = performance.now();
-  for (let i = 0; i < JOBS; i += 100) {
-    await queue.addBulk(
-      Array.from({ length: 100 }, (_, k) => ({ name: 'noop', data: {}, opts: { jobId: `n|${i + k}` } })),
-    );
+const noopJobs = <D>(i: number, data: D, opts: object = {}) =>
+  Array.from({ length: 100 }, (_, k) => ({ name: 'noop', data, opts: { ...opts, jobId: `n|${i + k}` } }));
+
+/** Raw BullMQ 6 on the backend: a queue, a worker of concurrency 2 whose processor does nothing. */
+async function rawBullmq(b: Backend, prefix: string): Promise<Cost> {
+  let queue: Queue;
+  let worker: Worker;
+  let release: () => Promise<void>;
+  if (b === 'redis') {
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    // A connection given to BullMQ stays open after close(): the process would not exit.
+    const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
+    queue = new Queue('raw', { connection: redis, prefix });
+    worker = new Worker('raw', async () => undefined, {
+      connection: workerConnection,
+      prefix,
+      concurrency: 2,
+    });
+    release = async () => {
+      redis.disconnect();
+      workerConnection.disconnect();
+    };
+  } else {
+    const target = { url: POSTGRES_URL, schema: queueSchema(prefix) };
+    const pool = queuePool(target, { name: 'bench', max: 1 });
+    await migrateQueueSchema(pool, target);
+    await pool.end();
+    const connection = (max: number) => ({
+      connection: { connectionString: POSTGRES_URL, schema: target.schema, max },
+    });
+    queue = new Queue<
+      unknown,
+      unknown,
+      string,
+      unknown,
+      unknown,
+      string,
+      PostgresQueueBackend,
+      PostgresConnectionOptions
+    >('raw', connection(3), createPostgresBackend) as unknown as Queue;
+    worker = new Worker<
+      unknown,
+      unknown,
+      string,
+      PostgresQueueBackend,
+      JobProgress,
+      PostgresConnectionOptions
+    >(
+      'raw',
+      async () => undefined,
+      { ...connection(3), concurrency: 2 },
+      createPostgresBackend,
+    ) as unknown as Worker;
+    release = async () => undefined;
   }
-  await drain(queue, JOBS);
-  const ms = performance.now() - t;
+  const measured = await cost(async () => {
+    for (let i = 0; i < JOBS; i += 100) await queue.addBulk(noopJobs(i, {} as object));
+    await drain(queue, JOBS);
+  });
   await worker.close();
   await queue.close();
-  workerConnection.disconnect();
-  return ms;
+  await release();
+  return measured;
 }
 
-async function collectorPath(redis: Redis, prefix: string, dir: string): Promise<number> {
+/** The collector's path: its backend, its worker (runJob, job_runs rows, the log line), its job options. */
+async function collectorPath(b: Backend, prefix: string, dir: string): Promise<Cost> {
   const config = loadConfig({
-    env: { DATABASE_PATH: join(dir, 'q.db') },
+    env: { DATABASE_PATH: join(dir, 'q.db'), ...backendEnv(b) },
     file: { service: { queuePrefix: prefix } },
   });
   const store = await openStore(databaseLocation(config));
   const clock = createManualClock(Date.now());
   const client = createDataApiClient({ baseUrl: 'http://127.0.0.1:9' });
   const log = createLogger({ level: 'info', pretty: false, destination: { write: () => true } as never });
-  const queue = new Queue(QUEUE_NAME, { connection: redis, prefix });
-  const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
+  const backend = await openQueueBackend(config, log, 'bench');
+  const queue: CollectorQueue = backend.createQueue();
   const worker = createCollectorWorker({
     config,
     jobs: [noop],
-    connection: workerConnection,
+    backend,
     queue,
     deps: { client, store, log, clock },
     log,
   });
-  const t = performance.now();
-  for (let i = 0; i < JOBS; i += 100) {
-    await queue.addBulk(
-      Array.from({ length: 100 }, (_, k) => ({
-        name: 'noop',
-        data: { args: {} },
-        opts: { ...retention, ...retries, jobId: `noop|${i + k}` },
-      })),
-    );
-  }
-  await drain(queue, Math.min(JOBS, retention.removeOnComplete.count));
-  await waitCompleted(store, JOBS);
-  const ms = performance.now() - t;
+  const measured = await cost(async () => {
+    for (let i = 0; i < JOBS; i += 100)
+      await queue.addBulk(noopJobs(i, { args: {} }, { ...retention, ...retries }));
+    await drain(queue, Math.min(JOBS, retention.removeOnComplete.count));
+    await waitCompleted(store, JOBS);
+  });
   await worker.close(5_000);
   await queue.close();
-  workerConnection.disconnect();
+  await backend.close();
   await client.close();
   await store.close();
-  return ms;
+  return measured;
 }
 
 async function waitCompleted(store: Store, total: number) {
@@ -120,34 +195,34 @@ async function waitCompleted(store: Store, total: number) {
   }
 }
 
-async function queueOverhead(): Promise<Figure[]> {
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+async function queueOverhead(b: Backend): Promise<Figure[]> {
   const { dir, cleanup } = tempDir('glacier-bench-queue-');
-  const raw: number[] = [];
-  const ours: number[] = [];
+  const raw: Cost[] = [];
+  const ours: Cost[] = [];
   try {
     for (let i = 0; i < benchOptions().runs; i++) {
       const p1 = `benchraw${i}${process.pid}`;
-      raw.push(await rawBullmq(redis, p1));
-      await deletePrefix(REDIS_URL, p1);
+      raw.push(await rawBullmq(b, p1));
+      await removeBackendData(b, p1);
       const p2 = `benchcol${i}${process.pid}`;
-      const runDir = join(dir, String(i));
-      ours.push(await collectorPath(redis, p2, runDir));
-      await deletePrefix(REDIS_URL, p2);
+      ours.push(await collectorPath(b, p2, join(dir, String(i))));
+      await removeBackendData(b, p2);
     }
   } finally {
-    redis.disconnect();
     cleanup();
   }
+  const r = medianCost(raw);
+  const o = medianCost(ours);
   return [
     figure({
-      id: 'queue.noop-jobs',
-      title: `${JOBS.toLocaleString('en')} no-op jobs through the collector's worker path (job_runs rows included)`,
+      id: b === 'redis' ? 'queue.noop-jobs' : `queue.noop-jobs.${b}`,
+      title: `${JOBS.toLocaleString('en')} no-op jobs through the collector's worker path (job_runs rows included), ${NAMES[b]}`,
       unit: 'ms',
-      value: median(ours),
-      baseline: median(raw),
-      baselineLabel: 'raw BullMQ add + process',
+      value: o.wallMs,
+      baseline: r.wallMs,
+      baselineLabel: `raw BullMQ 6 add + process on ${NAMES[b]}`,
       goal: { max: 1.2 },
+      note: `CPU ${Math.round(o.cpuMs)} ms vs ${Math.round(r.cpuMs)} ms raw (this process); bytes written ${o.bytesWritten} vs ${r.bytesWritten}`,
     }),
   ];
 }
@@ -157,7 +232,7 @@ function rssMiB(pid: number): number {
   return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
-async function footprint(idleMs: number): Promise<Figure[]> {
+async function footprint(b: Backend, idleMs: number): Promise<Figure[]> {
   const { dir, cleanup } = tempDir('glacier-bench-start-');
   const port = await freePort();
   const configPath = join(dir, 'glacier.json');
@@ -165,7 +240,7 @@ async function footprint(idleMs: number): Promise<Figure[]> {
     configPath,
     JSON.stringify({
       jobs: { supply: { schedule: '0 0 1 1 *' } },
-      service: { queuePrefix: `benchstart${process.pid}` },
+      service: { queuePrefix: `benchstart${b}${process.pid}` },
     }),
   );
   const cli = join(process.cwd(), 'dist', 'src', 'cli.js');
@@ -174,6 +249,7 @@ async function footprint(idleMs: number): Promise<Figure[]> {
     env: {
       ...process.env,
       DATABASE_PATH: join(dir, 'db.sqlite'),
+      ...backendEnv(b),
       METRICS_HOST: '127.0.0.1',
       METRICS_PORT: String(port),
       LOG_LEVEL: 'warn',
@@ -201,11 +277,12 @@ async function footprint(idleMs: number): Promise<Figure[]> {
   bare.kill('SIGKILL');
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
+  await removeBackendData(b, `benchstart${b}${process.pid}`);
   cleanup();
   return [
     figure({
-      id: 'footprint.start-to-ready',
-      title: '`start` from launch to /readyz 200',
+      id: b === 'redis' ? 'footprint.start-to-ready' : `footprint.start-to-ready.${b}`,
+      title: `\`start\` from launch to /readyz 200, queue on ${NAMES[b]}${b === 'postgres' ? ' (its schema migrated first)' : ''}`,
       unit: 'ms',
       value: readyMs,
       baseline: bareMs,
@@ -213,8 +290,8 @@ async function footprint(idleMs: number): Promise<Figure[]> {
       goal: { on: 'value', max: 2_000 },
     }),
     figure({
-      id: 'footprint.idle-rss',
-      title: `RSS of \`start\` after ${Math.round(idleMs / 1000)} s idle`,
+      id: b === 'redis' ? 'footprint.idle-rss' : `footprint.idle-rss.${b}`,
+      title: `RSS of \`start\` after ${Math.round(idleMs / 1000)} s idle, queue on ${NAMES[b]}`,
       unit: 'MiB',
       value: rss,
       baseline: bareRss,
@@ -226,5 +303,10 @@ async function footprint(idleMs: number): Promise<Figure[]> {
 
 export async function run(): Promise<Figure[]> {
   const idleMs = Number(process.env.BENCH_IDLE_MS ?? scaled(60_000, 500));
-  return [...(await queueOverhead()), ...(await footprint(idleMs))];
+  const only = process.env.BENCH_QUEUE_BACKEND as Backend | undefined;
+  const figures: Figure[] = [];
+  for (const b of BACKENDS.filter((x) => !only || x === only)) {
+    figures.push(...(await queueOverhead(b)), ...(await footprint(b, idleMs)));
+  }
+  return figures;
 }

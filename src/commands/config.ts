@@ -14,11 +14,11 @@ import {
   type WebTls,
 } from '../config/index.js';
 import { PROGRAM, shellWord } from '../config/invocation.js';
+import { describeQueueBackend } from '../config/queue.js';
 import { printableRedis, type RedisSettings } from '../config/redis.js';
 import { forTerminal } from '../escape/terminal.js';
 import type { JobList } from '../kernel/index.js';
 import { packageRoot } from '../runtime/package-root.js';
-import { openConfiguredStore } from '../service/app.js';
 import { formatTable } from '../terminal/text-table.js';
 import { planBudget } from './budget.js';
 import { buildPlan, retentionWarnings } from './plan.js';
@@ -93,8 +93,7 @@ export function summarizeConfig(
     `store:   ${config.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} ${printableDatabaseLocation(config)}`,
     ...describeDatabaseTls(config.database),
     `retention: ${describeRetention(config.retention)}`,
-    `redis:   ${printableRedis(config.redis)} (queue prefix ${config.service.queuePrefix}, ${config.service.concurrency} jobs at once per worker)`,
-    `         ${describeRedisConnection(config.redis)}`,
+    ...describeQueue(config),
     `budget:  ${n(budget.perDay)} CU/day, ${n(budget.perMinute)} CU/minute (${budget.source})`,
     ...describeMetricsAccess(config, opts.tls),
     `API:     ${maskUrlCredentials(config.baseUrl)}, ${config.apiKey ? 'API key set' : 'no API key (keyless limits)'}`,
@@ -103,6 +102,19 @@ export function summarizeConfig(
     `The whole resolved configuration (defaults filled in, secrets masked): ${cli} config check --print`,
   );
   return lines.join('\n');
+}
+
+/** Which backend the queue runs on, and where. */
+function describeQueue(config: Config): string[] {
+  const at = `(queue prefix ${config.service.queuePrefix}, ${config.service.concurrency} jobs at once per worker)`;
+  if (config.queue.kind === 'postgres') {
+    return [`queue:   ${describeQueueBackend(config.queue, config.redisUrl)} ${at}; no Redis needed`];
+  }
+  return [
+    `queue:   Redis (${config.queue.setting}; a postgres:// QUEUE_URL puts it on PostgreSQL)`,
+    `redis:   ${printableRedis(config.redis)} ${at}`,
+    `         ${describeRedisConnection(config.redis)}`,
+  ];
 }
 
 /** How the queue's Redis is reached: one server or Sentinel, the passwords (set or not, never shown), TLS. */
@@ -182,6 +194,8 @@ export function initConfig(path: string | undefined, cli = PROGRAM): void {
 }
 
 export async function migrate(config: Config): Promise<void> {
+  // Imported here: the store and its drivers are not `config check`'s to load.
+  const { openConfiguredStore } = await import('../service/app.js');
   const store = await openConfiguredStore(config);
   await store.close();
   console.log(`database ${printableDatabaseLocation(config)} is up to date`);

@@ -1,8 +1,10 @@
 import { dirname, join } from 'node:path';
-import { type Config, loadConfig, printableDatabaseLocation } from '../config/index.js';
+import { type Config, loadConfig, maskUrlCredentials, printableDatabaseLocation } from '../config/index.js';
 import { PROGRAM, shellWord } from '../config/invocation.js';
+import { maskQueueUrl } from '../config/queue.js';
 import { type JobList, runJob } from '../kernel/index.js';
-import { connectRedis } from '../queue/redis.js';
+import type { QueueBackend } from '../queue/backend.js';
+import { openQueueBackend } from '../queue/open-backend.js';
 import { createLogger } from '../runtime/logger.js';
 import { createApp } from '../service/app.js';
 import { createLifecycle } from '../service/lifecycle.js';
@@ -107,6 +109,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
     loadConfig({
       env: {
         REDIS_URL: env.REDIS_URL,
+        QUEUE_URL: env.QUEUE_URL,
         METRICS_PORT: env.METRICS_PORT ?? '9464',
         METRICS_HOST: env.METRICS_HOST ?? '127.0.0.1',
         LOG_LEVEL: env.LOG_LEVEL ?? 'info',
@@ -122,11 +125,12 @@ export async function runDemo(options: DemoOptions): Promise<void> {
     });
   try {
     const config = configFor(demoServiceConfig());
-    if (await redisAnswers(config.redisUrl)) {
+    const backend = await backendAnswers(config);
+    if (backend.answers) {
       await runServiceDemo(config, sim, { ...options, durationMs }, print);
     } else {
       print(
-        `No Redis answers at ${config.redisUrl} (REDIS_URL), so the demo runs every job twice in-process instead of the service; start one with \`redis-server\` (or \`docker compose up -d redis\`) to see the whole service.`,
+        `No ${backend.where}, so the demo runs every job twice in-process instead of the service; ${config.queue.kind === 'redis' ? 'start one with `redis-server` (or `docker compose up -d redis`)' : 'start it, or unset QUEUE_URL for Redis,'} to see the whole service.`,
       );
       await runOneShotDemo(options.jobs, configFor(demoFileConfig()), print);
     }
@@ -154,38 +158,43 @@ function nextSteps(databasePath: string, exportsDirectory: string, cli: string):
   ].join('\n');
 }
 
-/** The demo's own Redis keys (its queue prefix is its own): removed once its service has stopped. */
-async function removeDemoKeys(config: Config): Promise<void> {
-  const redis = connectRedis(
-    config.redisUrl,
-    createLogger({ level: 'silent' }),
-    'glacier-collector:demo-cleanup',
-  );
+/** The demo's own queue keys or schema (its queue prefix is its own): removed once its service has stopped. */
+async function removeDemoQueue(config: Config): Promise<void> {
+  let backend: QueueBackend | undefined;
   try {
-    await redis.ping(2_000);
-    const pattern = `${config.service.queuePrefix}:*`;
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.producer.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await redis.producer.unlink(...keys);
-    } while (cursor !== '0');
+    backend = await openQueueBackend(
+      config,
+      createLogger({ level: 'silent' }),
+      'glacier-collector:demo-cleanup',
+    );
+    await backend.ping(2_000);
+    await backend.removeAll();
   } catch {
-    // Redis went away meanwhile: the keys stay; the next demo uses the same prefix.
+    // The backend went away meanwhile: the keys stay; the next demo uses the same prefix.
   } finally {
-    await redis.close();
+    await backend?.close();
   }
 }
 
-async function redisAnswers(url: string): Promise<boolean> {
-  const redis = connectRedis(url, createLogger({ level: 'silent' }), 'glacier-collector:demo-probe');
+/** Whether the queue's backend answers, and where it was looked for ("Redis at redis://… (REDIS_URL)"). */
+async function backendAnswers(config: Config): Promise<{ answers: boolean; where: string }> {
+  const where =
+    config.queue.kind === 'redis'
+      ? `Redis answers at ${maskUrlCredentials(config.redisUrl)} (${config.queue.setting})`
+      : `PostgreSQL answers at ${maskQueueUrl(config.queue.url)} (QUEUE_URL)`;
+  let backend: QueueBackend | undefined;
   try {
-    await redis.ping(1_000);
-    return true;
+    backend = await openQueueBackend(
+      config,
+      createLogger({ level: 'silent' }),
+      'glacier-collector:demo-probe',
+    );
+    await backend.ping(1_000);
+    return { answers: true, where };
   } catch {
-    return false;
+    return { answers: false, where };
   } finally {
-    await redis.close();
+    await backend?.close();
   }
 }
 
@@ -225,7 +234,7 @@ async function runServiceDemo(
     await printQueries(service.app.store, print);
   } finally {
     await service.close();
-    await removeDemoKeys(config);
+    await removeDemoQueue(config);
   }
 }
 

@@ -13,7 +13,7 @@ export async function showStatus(
   // Status reads; it does not create a database that does not exist yet.
   const store = await openExistingStore(config);
   try {
-    const service = await probeService(config.redis, config.service.queuePrefix);
+    const service = await probeService(config);
     const status = await collectStatus(jobs, config, store, new Date(), { history: flags.history, service });
     process.stdout.write(
       flags.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status, { cli: flags.cli }),

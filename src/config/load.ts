@@ -17,6 +17,7 @@ import {
   resolveDatabase,
 } from './database.js';
 import { ConfigError, describeIssues } from './errors.js';
+import { maskQueueUrl, normalizeQueueEnv, type QueueConfig, queueEnvShape, resolveQueue } from './queue.js';
 import {
   describeRedis,
   REDIS_SECRET_VARIABLES,
@@ -34,7 +35,10 @@ export interface Config {
   baseUrl: string;
   /** SQLite (DATABASE_PATH, the default) or PostgreSQL (DATABASE_URL); `databaseLocation` gives what to open. */
   database: DatabaseConfig;
+  /** The Redis the queue uses (REDIS_URL, or a redis:// QUEUE_URL); unused when `queue` is PostgreSQL. */
   redisUrl: string;
+  /** The queue's backend: Redis, or PostgreSQL (QUEUE_URL=postgres://…). */
+  queue: QueueConfig;
   /** REDIS_URL or Redis Sentinel, the passwords and the TLS files (src/config/redis.ts). */
   redis: RedisSettings;
   metricsHost: string;
@@ -99,6 +103,8 @@ export const envSchema = z.object({
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, error: 'a redis:// or rediss:// URL' })
     .default('redis://127.0.0.1:6379'),
+  /** Redis or PostgreSQL for the queue (src/config/queue.ts). */
+  ...queueEnvShape,
   /** Redis Sentinel, the Redis passwords and TLS files (src/config/redis.ts). */
   ...redisEnvShape,
   /** @defaultValue '0.0.0.0' */
@@ -130,8 +136,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   // `GLACIER_API_KEY=` (an unset `${VAR}` in compose) means unset, not an invalid empty value.
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  refuseControlCharacters(present);
+  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  refuseControlCharacters(given);
+  // A redis:// QUEUE_URL is read as REDIS_URL: what reaches Redis reads that.
+  const present = normalizeQueueEnv(given);
   const parsedEnv = envSchema.safeParse(present);
   if (!parsedEnv.success) {
     const problems = describeIssues(parsedEnv.error.issues, maskEnv(present));
@@ -157,6 +165,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     baseUrl: e.GLACIER_BASE_URL.replace(/\/+$/, ''),
     database: resolveDatabase(e, present, cwd),
     redisUrl: e.REDIS_URL,
+    queue: resolveQueue(e, file.service.queuePrefix),
     redis: resolveRedis(e, present, cwd),
     metricsHost: e.METRICS_HOST,
     metricsPort: e.METRICS_PORT,
@@ -324,6 +333,7 @@ function maskEnv(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
     if (value !== undefined) masked[name] = maskUrlCredentials(value);
   }
   if (env.DATABASE_URL !== undefined) masked.DATABASE_URL = maskDatabaseUrlSetting(env.DATABASE_URL);
+  if (env.QUEUE_URL !== undefined) masked.QUEUE_URL = maskQueueUrl(env.QUEUE_URL);
   return masked;
 }
 
@@ -337,6 +347,10 @@ export function describeConfig(config: Config): Record<string, unknown> {
     baseUrl: maskUrlCredentials(config.baseUrl),
     database: describeDatabase(config.database),
     redisUrl: maskUrlCredentials(config.redisUrl),
+    queue:
+      config.queue.kind === 'postgres'
+        ? { ...config.queue, url: maskQueueUrl(config.queue.url) }
+        : config.queue,
     redis: describeRedis(config.redis),
     // The bcrypt hashes are not secrets, but nothing needs them printed.
     metricsWebConfig: config.metricsWebConfig && {

@@ -33,7 +33,7 @@ export function longestGapSeconds(expression: string): number | undefined {
   let previousDay: number | undefined;
   let firingDays = 0;
   for (let day = 0; day < SCAN_DAYS; day++) {
-    if (!reading.matches(new Date(SCAN_START + (day * DAY_S + first) * 1000))) continue;
+    if (!reading.firesOnUtcDay(new Date(SCAN_START + day * DAY_S * 1000))) continue;
     firingDays++;
     if (previousDay !== undefined) longest = Math.max(longest, (day - previousDay) * DAY_S - last + first);
     previousDay = day;

@@ -6,7 +6,7 @@
  * a minute.
  */
 import { performance } from 'node:perf_hooks';
-import { Gauge, type Registry } from 'prom-client';
+import { Gauge, type LabelValues, type Registry } from 'prom-client';
 import { createLabelCheck, INVALID_LABEL, type LabelCheck } from '../escape/label.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
@@ -96,14 +96,26 @@ export function createScrape(deps: ScrapeDeps): Scrape {
 
   return {
     define<K extends string>(spec: CollectorSpec<K>): Gauges<K> {
+      // What the previous successful read set, in order: a read that sets the same series to the
+      // same values leaves the gauges as they are (prom-client hashes the labels of every set()).
+      let previous: SetCall[] | undefined;
       const run = inFlight(async () => {
-        clear();
         const started = performance.now();
         let ok = 1;
+        const calls: SetCall[] = [];
         try {
-          await withTimeout(Promise.resolve(spec.read(gauges, cap, label)), timeoutMs, spec.name);
+          await withTimeout(Promise.resolve(spec.read(recorders(calls), cap, label)), timeoutMs, spec.name);
+          if (!previous || !sameCalls(previous, calls)) {
+            clear();
+            for (const c of calls) {
+              if (c.labels === undefined) gauges[c.key].set(c.value);
+              else gauges[c.key].set(c.labels, c.value);
+            }
+            previous = calls;
+          }
         } catch (err) {
           ok = 0;
+          previous = undefined;
           clear();
           const now = deps.clock.now();
           if (now - (lastLogged.get(spec.name) ?? Number.NEGATIVE_INFINITY) >= LOG_EVERY_MS) {
@@ -128,6 +140,21 @@ export function createScrape(deps: ScrapeDeps): Scrape {
           }),
         ]),
       ) as Gauges<K>;
+      type SetCall = { key: K; labels: LabelValues<string> | undefined; value: number };
+      /** Stand-ins for the gauges that only record what the read sets. */
+      const recorders = (calls: SetCall[]): Gauges<K> =>
+        Object.fromEntries(
+          entries.map(([key]) => [
+            key,
+            {
+              set(labelsOrValue: LabelValues<string> | number, value?: number) {
+                if (typeof labelsOrValue === 'number')
+                  calls.push({ key, labels: undefined, value: labelsOrValue });
+                else calls.push({ key, labels: labelsOrValue, value: value as number });
+              },
+            },
+          ]),
+        ) as unknown as Gauges<K>;
       const clear = () => {
         for (const [key, family] of entries) {
           gauges[key].reset();
@@ -139,6 +166,25 @@ export function createScrape(deps: ScrapeDeps): Scrape {
       return gauges;
     },
   };
+}
+
+/** Whether two reads set the same series to the same values, in the same order. */
+function sameCalls<C extends { key: string; labels: LabelValues<string> | undefined; value: number }>(
+  a: readonly C[],
+  b: readonly C[],
+): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.key !== y.key || !Object.is(x.value, y.value)) return false;
+    if (x.labels === y.labels) continue;
+    if (!x.labels || !y.labels) return false;
+    const keys = Object.keys(x.labels);
+    if (keys.length !== Object.keys(y.labels).length) return false;
+    for (const k of keys) if (x.labels[k] !== y.labels[k]) return false;
+  }
+  return true;
 }
 
 /**

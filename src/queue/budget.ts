@@ -1,12 +1,13 @@
-import type { Redis } from 'ioredis';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterStoreAbstract } from 'rate-limiter-flexible';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
 import { BudgetExhaustedError, type ComputeUnitBudget, type EndpointName } from '../upstream/index.js';
 import { abortableSleep } from '../upstream/wire.js';
+import type { QueueBackend } from './backend.js';
 
 /**
- * The compute-unit budget of one API key, shared by every worker through Redis: each request takes
+ * The compute-unit budget of one API key, shared by every worker through the queue's backend (Redis
+ * or PostgreSQL): each request takes
  * its endpoint's units before it is sent, so N workers together stay within the key's limits.
  *
  * - Windows are aligned to the clock (the minute, the UTC day), as the API counts them: each window
@@ -22,8 +23,8 @@ export interface SharedBudget extends ComputeUnitBudget {
   /** Milliseconds the budget is paused for after a 429 (0 when not paused). */
   pausedForMs(): Promise<number>;
   /**
-   * Today's (UTC) spending as the database records it, for a Redis that lost it (flushed, or
-   * restarted without persistence): added to the day's window where Redis holds less.
+   * Today's (UTC) spending as the database records it, for a queue backend that lost it (Redis
+   * flushed, or restarted without persistence): added to the day's window where the backend holds less.
    */
   restoreDay(spent: number): Promise<void>;
 }
@@ -39,8 +40,8 @@ const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
 export interface BudgetOptions {
-  redis: Redis;
-  /** Key prefix, e.g. `glacier:budget`. */
+  backend: Pick<QueueBackend, 'createLimiter' | 'shared' | 'name'>;
+  /** Key prefix under the collector's, e.g. `budget`. */
   prefix: string;
   perMinute: number;
   perDay: number;
@@ -51,25 +52,16 @@ export interface BudgetOptions {
 
 export function createSharedBudget(o: BudgetOptions): SharedBudget {
   const sleep = o.sleep ?? abortableSleep;
-  const minute = new RateLimiterRedis({
-    storeClient: o.redis,
-    keyPrefix: `${o.prefix}:cu`,
-    points: o.perMinute,
-    duration: 60,
-  });
-  const day = new RateLimiterRedis({
-    storeClient: o.redis,
-    keyPrefix: `${o.prefix}:cu`,
-    points: o.perDay,
-    duration: 86_400,
-  });
+  const minute = o.backend.createLimiter({ keyPrefix: `${o.prefix}:cu`, points: o.perMinute, duration: 60 });
+  const day = o.backend.createLimiter({ keyPrefix: `${o.prefix}:cu`, points: o.perDay, duration: 86_400 });
+  const { shared } = o.backend;
   const pauseKey = `${o.prefix}:paused`;
   const minuteKey = (now: number) => `m${Math.floor(now / MINUTE_MS)}`;
   const dayKey = (now: number) => `d${Math.floor(now / DAY_MS)}`;
 
   /** Consumes `cu`; undefined on success, else the RateLimiterRes of the refusal (points given back). */
   async function take(
-    limiter: RateLimiterRedis,
+    limiter: RateLimiterStoreAbstract,
     key: string,
     cu: number,
   ): Promise<RateLimiterRes | undefined> {
@@ -84,7 +76,7 @@ export function createSharedBudget(o: BudgetOptions): SharedBudget {
     }
   }
 
-  const pausedForMs = async () => Math.max(0, await o.redis.pttl(pauseKey));
+  const pausedForMs = () => shared.ttlMs(pauseKey);
 
   return {
     pausedForMs,
@@ -112,11 +104,12 @@ export function createSharedBudget(o: BudgetOptions): SharedBudget {
     },
     pause(delayMs) {
       const ms = Math.max(1, Math.ceil(delayMs));
-      // Only ever lengthen a pause: NX sets a new one, GT extends a shorter one (Redis 7).
-      o.redis
-        .set(pauseKey, '1', 'PX', ms, 'NX')
-        .then((set) => (set ? undefined : o.redis.pexpire(pauseKey, ms, 'GT')))
-        .catch((err: Error) => o.log.warn({ err: err.message }, 'could not share a 429 pause through Redis'));
+      // Only ever lengthen a pause.
+      shared
+        .lengthen(pauseKey, ms)
+        .catch((err: Error) =>
+          o.log.warn({ err: err.message }, `could not share a 429 pause through ${o.backend.name}`),
+        );
       o.log.warn({ pauseMs: ms }, 'the API answered 429: every worker pauses');
     },
     async restoreDay(spent) {

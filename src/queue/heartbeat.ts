@@ -1,12 +1,13 @@
 /**
  * The service's heartbeat, so that `status` can tell a running collector from a stopped one: each
- * `start` process writes `<prefix>:heartbeat:<host>:<pid>` (role, host, pid, start and last beat)
- * every BEAT_INTERVAL_MS with a TTL of BEAT_TTL_MS, so a process that dies disappears by itself;
- * `<prefix>:heartbeat-last` keeps the time of the latest beat of any process (for "no service seen
- * since …"), for LAST_SEEN_TTL_S. A clean stop deletes its own key at once.
+ * `start` process writes `heartbeat:<host>:<pid>` (role, host, pid, start and last beat) in the queue
+ * backend's shared state (in Redis, `<prefix>:heartbeat:<host>:<pid>`) every BEAT_INTERVAL_MS with a
+ * TTL of BEAT_TTL_MS, so a process that dies disappears by itself; `heartbeat-last` keeps the time of
+ * the latest beat of any process (for "no service seen since …"), for LAST_SEEN_TTL_S. A clean stop
+ * deletes its own key at once.
  */
 import { hostname } from 'node:os';
-import type { Redis } from 'ioredis';
+import type { QueueBackend, SharedState } from './backend.js';
 import { type Role, roles } from './jobs.js';
 
 export const BEAT_INTERVAL_MS = 10_000;
@@ -23,13 +24,12 @@ export interface Beat {
   beatAt: string;
 }
 
-const beatKey = (prefix: string, host: string, pid: number) => `${prefix}:heartbeat:${host}:${pid}`;
-const lastKey = (prefix: string) => `${prefix}:heartbeat-last`;
+const BEAT_KEYS = 'heartbeat:';
+const beatKey = (host: string, pid: number) => `${BEAT_KEYS}${host}:${pid}`;
+const LAST_KEY = 'heartbeat-last';
 
 export interface HeartbeatOptions {
-  redis: Redis;
-  /** service.queuePrefix */
-  prefix: string;
+  backend: Pick<QueueBackend, 'shared' | 'onReconnect'>;
   role: Role;
   now?: () => number;
   /** @defaultValue BEAT_INTERVAL_MS */
@@ -44,7 +44,8 @@ export interface Heartbeat {
 export function startHeartbeat(o: HeartbeatOptions): Heartbeat {
   const now = o.now ?? Date.now;
   const host = hostname();
-  const key = beatKey(o.prefix, host, process.pid);
+  const key = beatKey(host, process.pid);
+  const { shared } = o.backend;
   const startedAt = new Date(now()).toISOString();
   const interval = o.intervalMs ?? BEAT_INTERVAL_MS;
   const ttl = Math.max(interval * 3, 1_000);
@@ -52,25 +53,25 @@ export function startHeartbeat(o: HeartbeatOptions): Heartbeat {
   const beat = () => {
     const beatAt = new Date(now()).toISOString();
     const value: Beat = { role: o.role, host, pid: process.pid, startedAt, beatAt };
-    // Redis away: the connection reports the outage; a missed beat is what status should see.
-    last = o.redis
-      .multi()
-      .set(key, JSON.stringify(value), 'PX', ttl)
-      .set(lastKey(o.prefix), beatAt, 'EX', LAST_SEEN_TTL_S)
-      .exec()
+    // The backend away: its connection reports the outage; a missed beat is what status should see.
+    last = shared
+      .put([
+        { key, value: JSON.stringify(value), ttlMs: ttl },
+        { key: LAST_KEY, value: beatAt, ttlMs: LAST_SEEN_TTL_S * 1000 },
+      ])
       .catch(() => undefined);
   };
   beat();
   const timer = setInterval(beat, interval);
   timer.unref();
   // A connection still connecting drops commands (no offline queue): beat as soon as it is up.
-  o.redis.on('ready', beat);
+  const unsubscribe = o.backend.onReconnect(beat);
   return {
     async stop() {
       clearInterval(timer);
-      o.redis.off('ready', beat);
+      unsubscribe();
       await last;
-      await o.redis.del(key).catch(() => undefined);
+      await shared.del(key).catch(() => undefined);
     },
   };
 }
@@ -91,26 +92,20 @@ export interface ServiceSighting {
   lastSeenAt: string | null;
 }
 
-/** What `status` reads: the processes beating now and when one last beat. */
-export async function readHeartbeats(redis: Redis, prefix: string): Promise<ServiceSighting> {
-  const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}:heartbeat:*`, 'COUNT', 100);
-    cursor = next;
-    keys.push(...batch);
-  } while (cursor !== '0');
-  const values = keys.length > 0 ? await redis.mget(...keys) : [];
+/**
+ * What `status` reads: the processes beating now and when one last beat. A malformed key is named as
+ * the operator finds it: `<prefix>:heartbeat:…`.
+ */
+export async function readHeartbeats(shared: SharedState, prefix: string): Promise<ServiceSighting> {
   const processes: Beat[] = [];
   const malformed: MalformedBeat[] = [];
-  values.forEach((value, i) => {
-    if (value === null) return; // expired between SCAN and MGET
+  for (const [key, value] of await shared.list(BEAT_KEYS)) {
     const beat = readBeat(value);
     if (beat) processes.push(beat);
-    else malformed.push({ key: keys[i] as string, excerpt: value.slice(0, 80) });
-  });
+    else malformed.push({ key: `${prefix}:${key}`, excerpt: value.slice(0, 80) });
+  }
   processes.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.pid - b.pid);
-  return { processes, malformed, lastSeenAt: await redis.get(lastKey(prefix)) };
+  return { processes, malformed, lastSeenAt: await shared.get(LAST_KEY) };
 }
 
 /** A stored beat checked field by field (`status` prints them), or undefined. */

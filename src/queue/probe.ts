@@ -1,14 +1,19 @@
 /**
- * `status`'s look at the service through Redis: the processes beating (src/queue/heartbeat.ts),
- * when one last beat, and the queue's counts. One short-lived connection that gives up quickly:
- * status answers from the database when Redis is away, and says so.
+ * `status`'s look at the service through the queue's backend: the processes beating
+ * (src/queue/heartbeat.ts), when one last beat, and the queue's counts. One short-lived connection
+ * that gives up quickly: status answers from the database when the backend is away, and says so.
  */
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { printableRedis, type RedisSettings } from '../config/redis.js';
+import type { Config } from '../config/index.js';
+import { maskQueueUrl } from '../config/queue.js';
+import { printableRedis, type RedisSettings, redisSetting } from '../config/redis.js';
+import type { QueueBackend } from './backend.js';
 import { type Beat, type MalformedBeat, readHeartbeats } from './heartbeat.js';
 import { QUEUE_NAME } from './jobs.js';
-import { describeRedisError, maskRedisUrl } from './redis.js';
+import { describePostgresError, postgresBackend, queuePool, queueSchemaExists } from './postgres-backend.js';
+import { describeRedisError } from './redis.js';
+import { redisSharedState } from './redis-backend.js';
 import { redisOptions } from './redis-options.js';
 
 export interface QueueCountsNow {
@@ -19,11 +24,15 @@ export interface QueueCountsNow {
 }
 
 export interface ServiceProbe {
-  /** REDIS_URL, its password masked. */
-  redis: string;
+  /** `redis` or `postgres`. */
+  backend: 'redis' | 'postgres';
+  /** Where the backend is, password masked, and the variable that named it: `Redis redis://… (REDIS_URL)`. */
+  where: string;
+  /** REDIS_URL, its password masked (or the sentinels and master); null when the queue is on PostgreSQL. */
+  redis: string | null;
   prefix: string;
   reachable: boolean;
-  /** Why Redis could not be read, when it could not. */
+  /** Why the backend could not be read, when it could not. */
   error: string | null;
   processes: Beat[];
   /** Heartbeat keys whose value is not a beat: shown as malformed. */
@@ -32,12 +41,33 @@ export interface ServiceProbe {
   queue: QueueCountsNow | null;
 }
 
-export async function probeService(
-  target: string | RedisSettings,
+type ProbeTarget = Pick<Config, 'redis' | 'queue'> & { service: Pick<Config['service'], 'queuePrefix'> };
+
+export function probeService(config: ProbeTarget, timeoutMs = 2_000): Promise<ServiceProbe> {
+  return config.queue.kind === 'postgres'
+    ? probePostgres(config.queue, config.service.queuePrefix, timeoutMs)
+    : probeRedis(
+        config.redis,
+        config.queue.setting === 'QUEUE_URL' ? 'QUEUE_URL' : redisSetting(config.redis),
+        config.service.queuePrefix,
+        timeoutMs,
+      );
+}
+
+const unreachable = { reachable: false, processes: [], malformed: [], lastSeenAt: null, queue: null };
+
+async function probeRedis(
+  target: RedisSettings,
+  setting: string,
   prefix: string,
-  timeoutMs = 2_000,
+  timeoutMs: number,
 ): Promise<ServiceProbe> {
-  const base = { redis: typeof target === 'string' ? maskRedisUrl(target) : printableRedis(target), prefix };
+  const base = {
+    backend: 'redis' as const,
+    where: `Redis ${printableRedis(target)} (${setting})`,
+    redis: printableRedis(target),
+    prefix,
+  };
   const redis = new Redis({
     ...redisOptions(target, 'producer', 'glacier-collector:status'),
     lazyConnect: true,
@@ -56,35 +86,75 @@ export async function probeService(
   });
   try {
     await redis.connect();
-    const sighting = await readHeartbeats(redis, prefix);
+    const sighting = await readHeartbeats(redisSharedState(redis, prefix), prefix);
     // Reading only: BullMQ's Queue writes its `<prefix>:collector:meta` hash on creation unless told
     // not to, which left a key behind under the prefix of a collector that never ran.
     const queue = new Queue(QUEUE_NAME, { connection: redis, prefix, skipMetasUpdate: true });
     queue.on('error', () => undefined);
-    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
-    return {
-      ...base,
-      reachable: true,
-      error: null,
-      ...sighting,
-      queue: {
-        waiting: counts.waiting ?? 0,
-        active: counts.active ?? 0,
-        delayed: counts.delayed ?? 0,
-        failed: counts.failed ?? 0,
-      },
-    };
+    return { ...base, reachable: true, error: null, ...sighting, queue: await counts(queue) };
   } catch (err) {
-    return {
-      ...base,
-      reachable: false,
-      error: describeRedisError(firstError ?? (err as Error)),
-      processes: [],
-      malformed: [],
-      lastSeenAt: null,
-      queue: null,
-    };
+    return { ...base, ...unreachable, error: describeRedisError(firstError ?? (err as Error)) };
   } finally {
     redis.disconnect();
   }
+}
+
+async function probePostgres(
+  target: { url: string; schema: string; setting: string },
+  prefix: string,
+  timeoutMs: number,
+): Promise<ServiceProbe> {
+  const base = {
+    backend: 'postgres' as const,
+    where: `PostgreSQL ${maskQueueUrl(target.url)} (${target.setting}), schema ${target.schema}`,
+    redis: null,
+    prefix,
+  };
+  const pool = queuePool(target, {
+    name: 'glacier-collector:status',
+    max: 2,
+    connectTimeoutMs: timeoutMs,
+    statementTimeoutMs: timeoutMs,
+  });
+  const silent = { warn: () => undefined, info: () => undefined } as unknown as Parameters<
+    typeof postgresBackend
+  >[1]['log'];
+  const backend: QueueBackend = postgresBackend(target, {
+    log: silent,
+    pool,
+    name: 'glacier-collector:status',
+    connectTimeoutMs: timeoutMs,
+  });
+  try {
+    // No `start` has run on this schema yet: nothing beats, nothing is queued (and status creates nothing).
+    if (!(await queueSchemaExists(pool, target))) {
+      return {
+        ...base,
+        reachable: true,
+        error: null,
+        processes: [],
+        malformed: [],
+        lastSeenAt: null,
+        queue: { waiting: 0, active: 0, delayed: 0, failed: 0 },
+      };
+    }
+    const sighting = await readHeartbeats(backend.shared, prefix);
+    const queue = backend.createQueue();
+    try {
+      return { ...base, reachable: true, error: null, ...sighting, queue: await counts(queue) };
+    } finally {
+      await queue.close().catch(() => undefined);
+    }
+  } catch (err) {
+    return { ...base, ...unreachable, error: describePostgresError(err as Error) };
+  } finally {
+    await backend.close();
+  }
+}
+
+async function counts(queue: {
+  getJobCounts(...types: ('waiting' | 'active' | 'delayed' | 'failed')[]): Promise<Record<string, number>>;
+}): Promise<QueueCountsNow> {
+  const c = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
+  return { waiting: c.waiting ?? 0, active: c.active ?? 0, delayed: c.delayed ?? 0, failed: c.failed ?? 0 };
 }

@@ -13,8 +13,10 @@
  *   `READONLY` (the master they knew was demoted to a replica: a failover, or a managed service's
  *   maintenance) and `LOADING` (a restarted server still reading its dataset): neither command ran,
  *   so sending it again is safe;
- * - with Sentinel, the master is asked of the sentinels at each (re)connection, and `failoverDetector`
- *   listens for their `+switch-master` so a promotion is followed at once, not at the next error.
+ * - with Sentinel, the master is asked of the sentinels at each (re)connection: a master that dies
+ *   drops the connection, one demoted alive answers READONLY; either way the next connection goes to
+ *   the promoted replica. (ioredis's `failoverDetector` is not used: `quit()` leaves its sentinel
+ *   subscriptions open, and BullMQ's duplicated connections would keep a stopped process alive.)
  */
 import type { RedisOptions } from 'ioredis';
 import type { ClientTls } from '../config/client-tls.js';
@@ -59,7 +61,6 @@ export function redisOptions(
       sentinels: settings.sentinels.map((n) => ({ host: n.host, port: n.port })),
       name: settings.master,
       role: 'master',
-      failoverDetector: true,
       sentinelRetryStrategy: (times) => reconnectDelayMs(times),
       ...(settings.sentinelPassword !== undefined && { sentinelPassword: settings.sentinelPassword }),
       ...(settings.password !== undefined && { password: settings.password }),

@@ -18,6 +18,12 @@ export interface CronReading {
   nextAfter(from: Date): Date;
   /** Average firings per day over a whole non-leap year. */
   runsPerDay(): number;
+  /**
+   * Whether the schedule fires on the UTC day of `day` at all (its day-of-month, month and weekday
+   * fields; node-cron's rule: all three). Plain numeric fields are read from the parsed
+   * expression; `L`, `#` and the like are asked of the matcher.
+   */
+  firesOnUtcDay(day: Date): boolean;
 }
 
 const DAY_MS = 86_400_000;
@@ -35,6 +41,25 @@ export function readCron(expression: string, timezone = 'UTC'): CronReading {
   const next = new Cron(expression, { timezone, domAndDow: true, paused: true });
   const fields = cron.parse(expression);
   const slotsPerDay = fields.second.length * fields.minute.length * fields.hour.length;
+  // The matcher formats every date it is asked about in its timezone (tens of µs): `config check`'s
+  // plan and the metrics' schedule gaps ask about hundreds of days per job, so plain fields are
+  // read directly, and only `L`, `#` and the like go to the matcher.
+  const plain = plainDayFields(fields);
+  const [h, m, s] = [fields.hour[0] ?? 0, fields.minute[0] ?? 0, fields.second[0] ?? 0];
+  let utc: ((date: Date) => boolean) | undefined;
+  const firesOnUtcDay = (day: Date): boolean => {
+    const start = Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate());
+    if (plain) {
+      const d = new Date(start);
+      return (
+        plain.months.has(d.getUTCMonth() + 1) &&
+        plain.doms.has(d.getUTCDate()) &&
+        plain.dows.has(d.getUTCDay())
+      );
+    }
+    utc ??= timezone === 'UTC' ? match : matcher(expression, 'UTC');
+    return utc(new Date(start + ((h * 60 + m) * 60 + s) * 1000));
+  };
   return {
     expression,
     timezone,
@@ -46,13 +71,27 @@ export function readCron(expression: string, timezone = 'UTC'): CronReading {
     },
     runsPerDay() {
       // Day and time fields are independent in cron: a day fires all its (hour, minute, second)
-      // slots or none, so count the days whose first slot fires (in UTC: the average is the same).
-      const utc = timezone === 'UTC' ? match : matcher(expression, 'UTC');
-      const [h, m, s] = [fields.hour[0] ?? 0, fields.minute[0] ?? 0, fields.second[0] ?? 0];
-      const start = Date.UTC(2025, 0, 1) + ((h * 60 + m) * 60 + s) * 1000;
+      // slots or none, so count the days that fire (in UTC: the average is the same).
       let days = 0;
-      for (let i = 0; i < 365; i++) if (utc(new Date(start + i * DAY_MS))) days++;
+      for (let i = 0; i < 365; i++) if (firesOnUtcDay(new Date(Date.UTC(2025, 0, 1) + i * DAY_MS))) days++;
       return (slotsPerDay * days) / 365;
     },
+    firesOnUtcDay,
   };
+}
+
+/** The day fields as sets of numbers (weekday 7 read as 0), or undefined if one is not a plain list. */
+function plainDayFields(fields: {
+  dayOfMonth: readonly unknown[];
+  month: readonly unknown[];
+  dayOfWeek: readonly unknown[];
+}): { doms: Set<number>; months: Set<number>; dows: Set<number> } | undefined {
+  const plain = (xs: readonly unknown[]) =>
+    xs.every((x) => typeof x === 'number' && Number.isInteger(x)) ? new Set(xs as number[]) : undefined;
+  const doms = plain(fields.dayOfMonth);
+  const months = plain(fields.month);
+  const dows = plain(fields.dayOfWeek);
+  if (!doms || !months || !dows) return undefined;
+  if (dows.has(7)) dows.add(0);
+  return { doms, months, dows };
 }

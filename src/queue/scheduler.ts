@@ -1,14 +1,14 @@
-import type { Queue } from 'bullmq';
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Config } from '../config/index.js';
 import type { Job } from '../kernel/job.js';
 import type { Logger } from '../runtime/logger.js';
-import { type QueuedJobData, retention, retries, slotJobId } from './jobs.js';
+import type { CollectorQueue } from './backend.js';
+import { retention, retries, slotJobId } from './jobs.js';
 
 export interface SchedulerOptions {
   config: Config;
   jobs: readonly Job[];
-  queue: Queue<QueuedJobData>;
+  queue: CollectorQueue;
   log: Logger;
   now?: () => number;
   /** A slot that was not enqueued because the job's previous run is still waiting or running. */
@@ -28,36 +28,65 @@ export interface Scheduler {
  * - its id is (job, slot), so two schedulers, a restart or a tick delivered twice add it once;
  * - its deduplication id is the job's name, so while a run of that job is still waiting or active
  *   the new slot is not added at all: no overlap, no backlog behind a slow run. Such a slot is
- *   logged and counted as skipped.
+ *   logged and counted as skipped;
+ * - an add that fails (Redis away, a failover) is tried again for up to ENQUEUE_RETRY_MS.
  */
 /** Slots remembered per job: over two hours of a job every second, days of one every minute. */
 const FIRED_MEMORY = 8_192;
 
+/**
+ * How long a slot whose add failed is tried again: a Sentinel failover or a Redis restart takes
+ * seconds, and a slot added late still runs (and its data is caught up by the cursor anyway).
+ */
+const ENQUEUE_RETRY_MS = 60_000;
+const ENQUEUE_RETRY_MAX_DELAY_MS = 5_000;
+
 export function createScheduler(o: SchedulerOptions): Scheduler {
   const tasks: ScheduledTask[] = [];
   const inFlight = new Set<Promise<void>>();
+  /** Wakes the adds waiting to be tried again: `stop` ends them. */
+  const wakeUps = new Set<() => void>();
+  let stopping = false;
   const { timezone } = o.config.service;
 
   async function enqueue(job: Job, jobId: string, slot: Date): Promise<void> {
     const log = o.log.child({ job: job.name, slot: slot.toISOString() });
-    try {
-      const added = await o.queue.add(
-        job.name,
-        { slot: slot.toISOString(), args: {} },
-        { ...retention, ...retries, jobId, deduplication: { id: job.name } },
-      );
-      if (added.id !== jobId) {
-        log.info(
-          { pending: added.id },
-          'slot skipped: the previous run of this job is still waiting or running',
+    const giveUpAt = Date.now() + ENQUEUE_RETRY_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const added = await o.queue.add(
+          job.name,
+          { slot: slot.toISOString(), args: {} },
+          { ...retention, ...retries, jobId, deduplication: { id: job.name } },
         );
-        o.onSkippedSlot?.(job.name);
-      } else {
-        log.debug({ jobId }, 'slot enqueued');
+        if (added.id !== jobId) {
+          log.info(
+            { pending: added.id },
+            'slot skipped: the previous run of this job is still waiting or running',
+          );
+          o.onSkippedSlot?.(job.name);
+        } else {
+          log.debug({ jobId, attempt }, 'slot enqueued');
+        }
+        return;
+      } catch (err) {
+        // Redis is away (a restart, a Sentinel failover): the connection logs the outage once. The
+        // add is tried again, as the same job id, so an add that did reach Redis is not doubled.
+        const delay = Math.min(ENQUEUE_RETRY_MAX_DELAY_MS, 250 * 2 ** attempt);
+        if (stopping || Date.now() + delay > giveUpAt) {
+          log.debug({ err: (err as Error).message }, 'slot not enqueued');
+          return;
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, delay);
+          function done() {
+            clearTimeout(timer);
+            wakeUps.delete(done);
+            resolve();
+          }
+          wakeUps.add(done);
+        });
       }
-    } catch (err) {
-      // Redis is away: the connection logs the outage once; each lost slot is a debug line.
-      log.debug({ err: (err as Error).message }, 'slot not enqueued');
     }
   }
 
@@ -166,6 +195,8 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       clockTimer.unref();
     },
     async stop() {
+      stopping = true;
+      for (const wake of [...wakeUps]) wake();
       clearInterval(clockTimer);
       await replanning;
       await unschedule();

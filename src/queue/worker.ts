@@ -1,26 +1,26 @@
 import { hostname } from 'node:os';
-import { type Job as BullJob, type Queue, RateLimitError, UnrecoverableError, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { type Job as BullJob, RateLimitError, UnrecoverableError } from 'bullmq';
 import type { Config } from '../config/index.js';
 import { findJob, type JobList, type RunDeps, type RunSummary, runJob } from '../kernel/index.js';
 import type { Logger } from '../runtime/logger.js';
-import { QUEUE_NAME, type QueuedJobData, retention, retries } from './jobs.js';
+import type { CollectorQueue, CollectorWorkerHandle, QueueBackend } from './backend.js';
+import { type QueuedJobData, retention, retries } from './jobs.js';
 import { untilSetUp } from './redis.js';
 
 export interface WorkerOptions {
   config: Config;
   jobs: JobList;
-  /** A connection with `maxRetriesPerRequest: null` (BullMQ duplicates it for blocking reads). */
-  connection: Redis;
+  /** Where the worker takes its jobs from (on Redis, its connection with `maxRetriesPerRequest: null`). */
+  backend: Pick<QueueBackend, 'createWorker'>;
   /** Where continuations are added. */
-  queue: Queue<QueuedJobData>;
+  queue: CollectorQueue;
   deps: RunDeps;
   log: Logger;
   onRun?: (summary: RunSummary) => void;
 }
 
 export interface CollectorWorker {
-  readonly worker: Worker<QueuedJobData>;
+  readonly worker: CollectorWorkerHandle;
   /** Runs in progress. */
   active(): number;
   /**
@@ -79,9 +79,7 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
     throw await queueError(summary, (ms) => o.queue.rateLimit(ms));
   }
 
-  const worker = new Worker<QueuedJobData>(QUEUE_NAME, process, {
-    connection: o.connection,
-    prefix: o.config.service.queuePrefix,
+  const worker = o.backend.createWorker(process, {
     concurrency: o.config.service.concurrency,
     // A job whose worker died (killed with -9, its host gone) goes back to the queue once its lock
     // expires: BullMQ's defaults are both 30 s.
@@ -94,7 +92,12 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
   });
   worker.on('error', (err) => {
     // Connection errors are logged once per outage by the connection itself.
-    if (!/ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|Connection is closed/.test(err.message)) {
+    // (PostgreSQL's: a connection terminated, the server shutting down, a pool that cannot connect.)
+    if (
+      !/ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|Connection is closed|Connection terminated|terminating connection|the database system is (shutting down|starting up)|timeout exceeded when trying to connect/.test(
+        err.message,
+      )
+    ) {
       o.log.error({ err: err.message }, 'worker error');
     }
   });

@@ -437,19 +437,26 @@ function formatTables(database: Status['database']): string[] {
   return out;
 }
 
+/** "Redis at redis://… (REDIS_URL)", or "PostgreSQL postgres://… (QUEUE_URL), schema …". */
+function unanswered(service: ServiceProbe): string {
+  return service.backend === 'redis' && service.redis !== null
+    ? `Redis at ${service.redis} (${service.where.slice(service.where.lastIndexOf('(') + 1, -1)})`
+    : service.where;
+}
+
 /** "service: …" lines: the processes beating, or since when none does, and the queue's counts. */
 function formatService(service: ServiceProbe | null, jobs: JobStatus[], now: Date, cli: string): string[] {
   if (!service) return [];
   const out: string[] = [];
   if (!service.reachable) {
     out.push(
-      `service: unknown: Redis at ${service.redis} (REDIS_URL) does not answer (${service.error}); the runs below come from the database`,
+      `service: unknown: ${unanswered(service)} does not answer (${service.error}); the runs below come from the database`,
     );
   } else if (service.processes.length === 0) {
     out.push(
       service.lastSeenAt
         ? `service: NOT RUNNING: no service seen since ${when(service.lastSeenAt, now)}; start it with \`${cli} start\` (the next runs below wait for it)`
-        : `service: NOT RUNNING: no service has beaten under prefix "${service.prefix}" in Redis ${service.redis}; start it with \`${cli} start\` (the next runs below wait for it)`,
+        : `service: NOT RUNNING: no service has beaten under prefix "${service.prefix}" in ${service.where}; start it with \`${cli} start\` (the next runs below wait for it)`,
     );
   } else {
     out.push(

@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import pino, { type LevelWithSilent, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import { forTerminal } from '../escape/terminal.js';
 
 export type { Logger };
@@ -26,6 +27,8 @@ export function createLogger(options: LoggerOptions): Logger {
   };
   const usePretty = options.pretty ?? Boolean(process.stdout.isTTY);
   if (usePretty) {
+    // Loaded for a terminal only: the service's JSON lines never need it (29 files on the start path).
+    const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
     return pino(
       {
         ...opts,

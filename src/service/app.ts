@@ -66,7 +66,9 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     log,
     clock,
     // The API key, and the database password (a connection error may quote the URL it was given).
-    secrets: [config.apiKey, databasePassword(config)].filter((s): s is string => Boolean(s)),
+    secrets: [config.apiKey, databasePassword(config), queuePassword(config)].filter((s): s is string =>
+      Boolean(s),
+    ),
     close: async () => {
       await lifecycle.release();
     },
@@ -102,7 +104,15 @@ export async function openConfiguredStore(
 
 /** The password of DATABASE_URL, if any (decoded, as a driver would quote it). */
 function databasePassword(config: Pick<Config, 'database'>): string | undefined {
-  if (config.database.kind !== 'postgres') return undefined;
-  const password = URL.canParse(config.database.url) ? new URL(config.database.url).password : '';
+  return config.database.kind === 'postgres' ? urlPassword(config.database.url) : undefined;
+}
+
+/** The password of a PostgreSQL QUEUE_URL, if any. */
+function queuePassword(config: Partial<Pick<Config, 'queue'>>): string | undefined {
+  return config.queue?.kind === 'postgres' ? urlPassword(config.queue.url) : undefined;
+}
+
+function urlPassword(url: string): string | undefined {
+  const password = URL.canParse(url) ? new URL(url).password : '';
   return password ? decodeURIComponent(password) : undefined;
 }

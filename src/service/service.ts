@@ -1,4 +1,3 @@
-import { Queue } from 'bullmq';
 import { type Config, printableDatabaseLocation } from '../config/index.js';
 import { PROGRAM } from '../config/invocation.js';
 import type { JobList, RunSummary } from '../kernel/index.js';
@@ -9,11 +8,13 @@ import {
   type ReadyReport,
   startHttpServer,
 } from '../metrics/index.js';
+import type { CollectorQueue, QueueBackend } from '../queue/backend.js';
 import { createSharedBudget, type SharedBudget } from '../queue/budget.js';
+import { watchEpoch } from '../queue/epoch.js';
 import { startHeartbeat } from '../queue/heartbeat.js';
-import { QUEUE_NAME, type QueuedJobData, type Role } from '../queue/jobs.js';
-import { checkEvictionPolicy, connectRedis, untilSetUp } from '../queue/redis.js';
-import { watchRedisEpoch } from '../queue/redis-epoch.js';
+import { QUEUE_NAME, type Role } from '../queue/jobs.js';
+import { openQueueBackend } from '../queue/open-backend.js';
+import { untilSetUp } from '../queue/redis.js';
 import { createScheduler } from '../queue/scheduler.js';
 import { createCollectorWorker } from '../queue/worker.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
@@ -43,7 +44,7 @@ export interface ServiceOptions {
   onAttempt?: (e: AttemptEvent) => void;
   /** Waits of the shared budget (tests run it on a faster clock). @defaultValue real time */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** How often a Redis that lost its data is looked for (tests). @defaultValue 10 s */
+  /** How often a queue backend that lost its data is looked for (tests). @defaultValue 10 s */
   redisCheckIntervalMs?: number;
   /** The command that runs the CLI as the user started it, for the fixes /readyz names. @defaultValue 'glacier-collector' */
   cli?: string | undefined;
@@ -53,7 +54,9 @@ export interface Service {
   readonly role: Role;
   /** The health server, e.g. http://127.0.0.1:9464 */
   readonly url: string;
-  readonly queue: Queue<QueuedJobData>;
+  readonly queue: CollectorQueue;
+  /** Where the queue lives: Redis or PostgreSQL. */
+  readonly backend: QueueBackend;
   readonly app: App;
   readonly budget: SharedBudget | undefined;
   readonly metrics: Metrics;
@@ -72,18 +75,18 @@ export interface Service {
   close(): Promise<ReleaseReport>;
 }
 
-/** Shutdown ends this long after `service.shutdownGrace` at most, whatever Redis or the database do. */
+/** Shutdown ends this long after `service.shutdownGrace` at most, whatever the queue's backend or the database do. */
 export const SHUTDOWN_MARGIN_MS = 10_000;
 
 /**
  * The long-running collector (`start`): owns everything it opens, through one lifecycle whose
  * release steps close it in reverse order.
  *
- * Opening: Redis connections (in the background: an outage at start is logged once and retried) →
- * database (migrated) and HTTP client, with the shared budget → queue → health server → worker →
- * scheduler. Closing, within `shutdownGrace` + SHUTDOWN_MARGIN_MS: scheduler triggers → worker
- * (grace period for active jobs, then interrupted) → health server → queue → HTTP client →
- * database → Redis.
+ * Opening: the queue's backend (Redis connects in the background: an outage at start is logged once
+ * and retried; PostgreSQL is migrated) → database (migrated) and HTTP client, with the shared budget
+ * → queue → health server → worker → scheduler. Closing, within `shutdownGrace` +
+ * SHUTDOWN_MARGIN_MS: scheduler triggers → worker (grace period for active jobs, then interrupted)
+ * → health server → queue → HTTP client → database → the backend's connections.
  */
 export async function startService(config: Config, options: ServiceOptions): Promise<Service> {
   const role = options.role ?? 'all';
@@ -94,20 +97,21 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const lifecycle = createLifecycle({ log, deadlineMs: grace + SHUTDOWN_MARGIN_MS });
 
   try {
-    const conns = connectRedis(config.redis, log, `glacier-collector:${role}`);
-    lifecycle.add('redis', () => conns.close());
-    conns.producer.once('ready', () => {
-      void checkEvictionPolicy(conns.producer).then((warning) => warning && log.warn(warning));
+    const backend = await openQueueBackend(config, log, `glacier-collector:${role}`);
+    lifecycle.add(backend.checkName, () => backend.close());
+    const unsubscribeSettings = backend.onReconnect(() => {
+      unsubscribeSettings();
+      void backend.checkSettings().then((warning) => warning && log.warn(warning));
     });
     // `status` reads it: which processes run, and since when none does.
-    const heartbeat = startHeartbeat({ redis: conns.producer, prefix, role });
+    const heartbeat = startHeartbeat({ backend, role });
     lifecycle.add('heartbeat', () => heartbeat.stop(), { timeoutMs: 2_000 });
 
     const runsJobs = role !== 'scheduler';
     const budget = runsJobs
       ? createSharedBudget({
-          redis: conns.producer,
-          prefix: `${prefix}:budget`,
+          backend,
+          prefix: 'budget',
           perMinute: config.budget.computeUnitsPerMinute,
           perDay: config.budget.computeUnitsPerDay,
           clock,
@@ -129,8 +133,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     });
     const metrics = createMetrics({ store: app.store, config, jobs: options.jobs, log, clock, role });
     observeAttempt = metrics.observeAttempt;
-    const epoch = watchRedisEpoch({
-      redis: conns.producer,
+    const epoch = watchEpoch({
+      backend,
       prefix,
       log,
       onEmptied: async () => {
@@ -140,10 +144,9 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       },
       ...(options.redisCheckIntervalMs !== undefined && { intervalMs: options.redisCheckIntervalMs }),
     });
-    lifecycle.add('Redis epoch check', () => epoch.stop());
+    lifecycle.add('queue epoch check', () => epoch.stop());
 
-    const queue = new Queue<QueuedJobData>(QUEUE_NAME, { connection: conns.producer, prefix });
-    queue.on('error', () => undefined); // the connection reports outages, once each
+    const queue = backend.createQueue();
     lifecycle.add(
       'queue',
       async () => {
@@ -180,7 +183,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
           );
         }
       });
-      await check('redis', () => conns.ping());
+      await check(backend.checkName, () => backend.ping());
       await check('disk', () => {
         if (diskFull) throw new Error(`the last write failed: ${diskFull}; ready again once a run succeeds`);
       });
@@ -204,7 +207,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       ? createCollectorWorker({
           config,
           jobs: options.jobs,
-          connection: conns.worker,
+          backend,
           queue,
           deps: app,
           log,
@@ -229,18 +232,18 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         },
       });
       scheduler.start();
-      // Enqueues still in flight when Redis is away would wait for it for ever: they are abandoned.
+      // Enqueues still in flight when the backend is away would wait for it for ever: they are abandoned.
       lifecycle.add('scheduler', () => scheduler.stop(), { timeoutMs: 2_000 });
     }
 
     log.info(
       {
         url: server.url,
-        redis: conns.where,
+        queue: backend.where,
         database: printableDatabaseLocation(config),
         concurrency: runsJobs ? config.service.concurrency : 0,
       },
-      `glacier-collector started (role ${role})`,
+      `glacier-collector started (role ${role}, queue on ${backend.name})`,
     );
 
     let closing: Promise<ReleaseReport> | undefined;
@@ -248,6 +251,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       role,
       url: server.url,
       queue,
+      backend,
       app,
       budget,
       metrics,

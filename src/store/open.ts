@@ -1,5 +1,4 @@
 import type { ConnectionOptions } from 'node:tls';
-import { openPostgresStore } from './postgres.js';
 import type { Store, StoreLocation } from './sql.js';
 import { openSqliteStore } from './sqlite.js';
 
@@ -18,6 +17,11 @@ export interface OpenStoreOptions {
 
 /** Opens the store at `location` and migrates it: a PostgreSQL database, or a SQLite file (created if needed). */
 export async function openStore(location: StoreLocation, options: OpenStoreOptions = {}): Promise<Store> {
-  if (location.kind === 'postgres') return openPostgresStore(location.url, location.printable, options);
+  if (location.kind === 'postgres') {
+    // pg is loaded when a PostgreSQL store is opened: loading it costs every command (its stream
+    // module wakes Node's fetch up), and SQLite is the default.
+    const { openPostgresStore } = await import('./postgres.js');
+    return openPostgresStore(location.url, location.printable, options);
+  }
   return openSqliteStore(location.path, options);
 }

@@ -8,7 +8,10 @@ import {
   type Store,
 } from '../store/index.js';
 import type { Findings, Page } from '../upstream/index.js';
-import { UpstreamHttpError } from '../upstream/index.js';
+import { nextRequestSent, UpstreamHttpError } from '../upstream/index.js';
+
+/** How long a prefetch's request may take to reach the wire before the page's write starts anyway. */
+const PREFETCH_SEND_WAIT_MS = 20;
 
 /**
  * Incremental collection of a list the API serves newest first (latest transactions, rewards by
@@ -213,12 +216,14 @@ async function walk<T>(
     if (progress) cursor.backfill = progress;
     prefetched = undefined;
     if (!end && !outOfPages && (o.prefetch ?? true)) {
+      // A SQLite write is synchronous: the request is let onto the wire first (it passes the
+      // budget and the retry policy, then undici writes it on a later turn), so the upstream
+      // answers while this page is written. At most PREFETCH_SEND_WAIT_MS (a budget wait).
+      const wait = nextRequestSent(PREFETCH_SEND_WAIT_MS);
       prefetched = o.fetchPage(page.nextPageToken);
       // Its failure is seen when it is awaited; if the write below fails first, nobody awaits it.
-      prefetched.catch(() => undefined);
-      // A SQLite write is synchronous: let the event loop send the request first (undici writes it
-      // to the socket on a later turn), so the upstream answers while this page is written.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      prefetched.then(wait.stop, wait.stop);
+      await wait.sent;
     }
     const committed = await o.store.transaction(
       async (tx) => {

@@ -41,6 +41,7 @@ export {
   recheckRecord,
   recordSpecs,
 } from './records.js';
+export { nextRequestSent } from './request-sent.js';
 export {
   defaultRetryPolicy,
   hintedDelayMs,

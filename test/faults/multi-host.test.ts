@@ -1,7 +1,7 @@
 /**
  * Several hosts, one database: one scheduler and three worker processes (`start --role …`) on one
- * Redis and one store collect transactions and rewards from the simulator; the worker running the
- * transactions job is killed with -9 mid-run. BullMQ's stalled-job recovery hands the job to another
+ * queue (Redis; in the `queue-postgres` project, PostgreSQL alone) and one store collect
+ * transactions and rewards from the simulator; the worker running the transactions job is killed with -9 mid-run. BullMQ's stalled-job recovery hands the job to another
  * worker, which resumes the stream from its committed cursor. Afterwards the database equals the
  * simulator's ground truth, every slot succeeded once, and the summaries count nothing twice.
  *
@@ -9,17 +9,15 @@
  * test/faults/concurrent.test.ts's).
  */
 import { randomUUID } from 'node:crypto';
-import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoAddress } from '../../src/commands/demo-config.js';
-import { QUEUE_NAME } from '../../src/queue/jobs.js';
+import type { CollectorQueue } from '../../src/queue/backend.js';
 import type { SimulatorHandle } from '../../src/simulator/index.js';
 import { type CliProcess, spawnCli } from '../support/cli.js';
-import { deletePrefix, waitFor } from '../support/service.js';
+import { openTestQueue, queueEnv, removeQueue } from '../support/queue.js';
+import { waitFor } from '../support/service.js';
 import { cliEnv, onPostgres, query, startFaultSimulator, T0, type Workspace, workspace } from './support.js';
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
 const TOTAL_TX = 2_000;
 const addresses = Array.from({ length: 8 }, (_, i) => demoAddress(`multi-host-${i}`));
 const prefix = `glc-multi-host-${randomUUID().slice(0, 8)}`;
@@ -29,8 +27,8 @@ const binary = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 let sim: SimulatorHandle;
 let ws: Workspace;
-let redis: Redis;
-let queue: Queue;
+let testQueue: { queue: CollectorQueue; close(): Promise<void> } | undefined;
+let queue: CollectorQueue;
 const processes: CliProcess[] = [];
 
 beforeAll(async () => {
@@ -63,16 +61,15 @@ beforeAll(async () => {
     // A dead worker's job is taken over after 5 s instead of BullMQ's 30 s.
     service: { queuePrefix: prefix, concurrency: 1, stalledJobTimeout: '5s' },
   });
-  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-  queue = new Queue(QUEUE_NAME, { connection: redis, prefix });
+  testQueue = await openTestQueue(prefix);
+  queue = testQueue.queue;
 });
 
 afterAll(async () => {
   for (const p of processes) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   await Promise.all(processes.map((p) => p.exited));
-  await queue?.close();
-  await redis?.quit();
-  await deletePrefix(REDIS_URL, prefix);
+  await testQueue?.close();
+  await removeQueue(prefix);
   await ws?.cleanup();
   await sim?.close();
 });
@@ -80,7 +77,7 @@ afterAll(async () => {
 function start(role: 'scheduler' | 'worker'): CliProcess {
   const p = spawnCli(
     ['start', '--role', role],
-    cliEnv(sim, ws, { REDIS_URL, METRICS_PORT: '0', LOG_LEVEL: 'info' }),
+    cliEnv(sim, ws, { ...queueEnv(), METRICS_PORT: '0', LOG_LEVEL: 'info' }),
   );
   processes.push(p);
   return p;

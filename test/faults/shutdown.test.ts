@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT_ABANDONED } from '../../src/commands/start.js';
 import { type CliProcess, spawnCli, stopCli } from '../support/cli.js';
 import { type PrivatePostgres, startPrivatePostgres } from '../support/private-postgres.js';
+import { onPostgresQueue, queueBackendName, queueEnv } from '../support/queue.js';
 import { freePort, type PrivateRedis, startPrivateRedis } from '../support/redis-server.js';
 import { type ServiceHarness, serviceHarness } from '../support/service.js';
 import { onPostgres, queryAt } from '../support/store.js';
@@ -36,6 +37,7 @@ async function startCli(config: unknown, env: Record<string, string>): Promise<C
   proc = spawnCli(['start', '-c', path], {
     GLACIER_BASE_URL: h!.sim.url,
     ...h!.dbEnv,
+    ...(onPostgresQueue && !env.REDIS_URL && queueEnv()),
     METRICS_HOST: '127.0.0.1',
     METRICS_PORT: String(port),
     ...env,
@@ -55,21 +57,26 @@ async function waitUntil(check: () => boolean, what: string, ms = 30_000): Promi
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('shutdown always ends', () => {
-  it('SIGTERM with Redis stopped after a slot fired: exits 0 or 3, saying what it abandoned, no run left running', async () => {
-    redis = await startPrivateRedis();
+  it(`SIGTERM with the queue's ${queueBackendName} stopped after a slot fired: exits 0 or 3, saying what it abandoned, no run left running`, async () => {
+    // The queue's server of the test's own (the store stays on the shared one).
+    if (onPostgresQueue) {
+      pg = await startPrivatePostgres();
+      if (!pg) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql');
+    } else redis = await startPrivateRedis();
     h = await serviceHarness({ sim: { faults: { endpoints: { supply: { latencyMs: 1_500 } } } } });
     const p = await startCli(
       {
         jobs: { supply: { schedule: '* * * * * *' } },
         service: { queuePrefix: h.prefix, shutdownGrace: '2s' },
       },
-      { REDIS_URL: redis.url },
+      pg ? { QUEUE_URL: pg.url } : { REDIS_URL: redis!.url },
     );
     const sim = h.sim;
     await waitUntil(() => sim.requests.some((r) => r.endpoint === 'supply'), 'a supply run');
-    await redis.stop();
-    // Slots keep firing every second: their enqueues wait for a Redis that is gone.
-    await p.waitForOutput(/Redis/i);
+    if (pg) pg.stop();
+    else await redis!.stop();
+    // Slots keep firing every second: their enqueues wait for a backend that is gone.
+    await p.waitForOutput(pg ? /PostgreSQL is not reachable/ : /Redis/i);
     await sleep(2_500);
     p.child.kill('SIGTERM');
     const code = await p.exited;

@@ -138,7 +138,34 @@ describe('docker-compose.yml', () => {
     expect(flag('maxmemory-policy')).toBe('noeviction');
     expect(redis.volumes).toEqual(['redis-data:/data']);
     expect(redis.healthcheck?.test).toEqual(['CMD', 'redis-cli', 'ping']);
-    expect(redis.profiles).toBeUndefined();
+    // Every profile but postgres-only, whose queue is in PostgreSQL.
+    expect(redis.profiles?.sort()).toEqual(['live', 'offline', 'postgres']);
+  });
+
+  it('the postgres-only profile runs store and queue on PostgreSQL, with no Redis', () => {
+    expect(
+      started('postgres-only')
+        .map(([n]) => n)
+        .sort(),
+    ).toEqual(['collector-postgres-only', 'grafana', 'postgres', 'prometheus', 'simulator'].sort());
+    const c = services['collector-postgres-only']!;
+    expect(c.environment?.QUEUE_URL).toBe(c.environment?.DATABASE_URL);
+    expect(c.environment?.QUEUE_URL).toMatch(
+      /^postgres:\/\/collector:\$\{POSTGRES_PASSWORD:-\}@postgres:5432\//,
+    );
+    expect(c.environment).not.toHaveProperty('REDIS_URL');
+    expect(c.depends_on).not.toHaveProperty('redis');
+    expect(c.depends_on?.postgres).toEqual({ condition: 'service_healthy' });
+    expect(c.networks?.default?.aliases).toContain('collector');
+    // The URL as compose writes it loads: the queue on PostgreSQL, in its own schema.
+    const env = {
+      DATABASE_URL: 'postgres://collector:x@postgres:5432/collector',
+      QUEUE_URL: 'postgres://collector:x@postgres:5432/collector',
+    };
+    expect(loadConfig({ env, file: offlineConfigFile }).queue).toMatchObject({
+      kind: 'postgres',
+      schema: 'glacier_queue',
+    });
   });
 
   it('declares every named volume it mounts', () => {

@@ -8,7 +8,7 @@ import { openConfiguredStore } from '../../src/service/app.js';
 import { startService } from '../../src/service/service.js';
 import { type SimulatorHandle, startSimulator } from '../../src/simulator/index.js';
 import { type PrivatePostgres, startPrivatePostgres } from '../support/private-postgres.js';
-import { type RedisProcess, spawnRedis } from '../support/redis-process.js';
+import { EPHEMERAL_REDIS_ARGS, type RedisProcess, spawnRedis } from '../support/redis-process.js';
 import { freePort } from '../support/redis-server.js';
 import { captureLog, jobRuns, waitFor } from '../support/service.js';
 import { makeTestCa, type TestCa } from '../support/test-ca.js';
@@ -32,24 +32,17 @@ beforeAll(async () => {
   redis = await spawnRedis(
     'redis-server',
     [
+      ...EPHEMERAL_REDIS_ARGS,
       '--port',
       '0',
       '--tls-port',
       String(port),
-      '--bind',
-      '127.0.0.1',
       '--tls-cert-file',
       ca.serverCert,
       '--tls-key-file',
       ca.serverKey,
       '--tls-ca-cert-file',
       ca.caFile,
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--maxmemory-policy',
-      'noeviction',
     ],
     port,
     {

@@ -6,6 +6,18 @@ import { Redis, type RedisOptions } from 'ioredis';
  * waited for until it answers PING on `port` (over TLS with `probe.tls`). Nothing is kept on disk
  * unless `args` says so. `kill` is a SIGKILL: as a crash would.
  */
+/** A test's Redis: loopback only, nothing on disk, and the eviction policy BullMQ needs. */
+export const EPHEMERAL_REDIS_ARGS = [
+  '--bind',
+  '127.0.0.1',
+  '--save',
+  '',
+  '--appendonly',
+  'no',
+  '--maxmemory-policy',
+  'noeviction',
+];
+
 export interface RedisProcess {
   port: number;
   kill(): Promise<void>;

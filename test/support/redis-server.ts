@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { EPHEMERAL_REDIS_ARGS } from './redis-process.js';
 
 /** A free TCP port on loopback (closed again before it is returned). */
 export function freePort(): Promise<number> {
@@ -37,22 +38,7 @@ export async function startPrivateRedis(
     port,
     url,
     async start() {
-      child = spawn(
-        'redis-server',
-        [
-          '--port',
-          String(port),
-          '--bind',
-          '127.0.0.1',
-          '--save',
-          '',
-          '--appendonly',
-          'no',
-          '--maxmemory-policy',
-          'noeviction',
-        ],
-        { stdio: 'ignore' },
-      );
+      child = spawn('redis-server', ['--port', String(port), ...EPHEMERAL_REDIS_ARGS], { stdio: 'ignore' });
       const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       probe.on('error', () => undefined);
       for (let i = 0; i < 100; i++) {

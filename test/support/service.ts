@@ -8,8 +8,9 @@ import { type Service, type ServiceOptions, startService } from '../../src/servi
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import { type CliProcess, spawnCli, stopCli } from './cli.js';
 import { captureLog } from './log.js';
+import { onPostgresQueue, queueEnv, removeQueue, TEST_REDIS_URL } from './queue.js';
 import { freePort } from './redis-server.js';
-import { type DatabaseEnv, testDatabase } from './store.js';
+import { type DatabaseEnv, TEST_POSTGRES_URL, testDatabase } from './store.js';
 import { tempDir } from './tmp.js';
 
 export { captureLog };
@@ -21,7 +22,7 @@ export interface ServiceHarness {
   location: string;
   /** DATABASE_PATH or DATABASE_URL, for a CLI process on the same store. */
   dbEnv: DatabaseEnv;
-  /** A BullMQ prefix of this test's own on the shared Redis. */
+  /** A BullMQ prefix of this test's own on the shared Redis (its queue schema on PostgreSQL: `<prefix>_queue`). */
   prefix: string;
   config(file: Record<string, unknown>, env?: Record<string, string>): Config;
   start(config: Config, options?: Partial<ServiceOptions>): Promise<Service>;
@@ -45,7 +46,9 @@ export async function serviceHarness(
   const { dir, cleanup } = tempDir('glacier-svc-');
   const db = await testDatabase({ filename: 'collector.db' });
   const prefix = `t${randomBytes(4).toString('hex')}`;
-  const redisUrl = options.redisUrl ?? 'redis://127.0.0.1:6379';
+  // A private Redis given: the test is about Redis itself, whatever the matrix says.
+  const queueVars = options.redisUrl ? { REDIS_URL: options.redisUrl } : queueEnv();
+  const redisUrl = options.redisUrl ?? TEST_REDIS_URL;
   const services: Service[] = [];
   const processes: CliProcess[] = [];
   return {
@@ -60,7 +63,7 @@ export async function serviceHarness(
         env: {
           GLACIER_BASE_URL: sim.url,
           ...db.env,
-          REDIS_URL: redisUrl,
+          ...queueVars,
           METRICS_HOST: '127.0.0.1',
           METRICS_PORT: '0',
           LOG_LEVEL: 'warn',
@@ -85,6 +88,7 @@ export async function serviceHarness(
       const proc = spawnCli(['start', '-c', configPath], {
         GLACIER_BASE_URL: sim.url,
         ...db.env,
+        ...(onPostgresQueue && !options.redisUrl && { QUEUE_URL: TEST_POSTGRES_URL }),
         METRICS_HOST: '127.0.0.1',
         METRICS_PORT: String(port),
         ...env,
@@ -96,7 +100,8 @@ export async function serviceHarness(
       for (const proc of processes.splice(0)) await stopCli(proc);
       await Promise.allSettled(services.map((s) => s.close()));
       await sim.close();
-      await deletePrefix(redisUrl, prefix);
+      if (options.redisUrl) await deletePrefix(redisUrl, prefix);
+      else await removeQueue(prefix);
       await db.cleanup();
       cleanup();
     },

@@ -82,7 +82,7 @@ describe('redisOptions', () => {
     expect(tls.key.toString()).toContain('PRIVATE KEY');
   });
 
-  it('asks the sentinels for the master, with both passwords, and follows a switch', () => {
+  it('asks the sentinels for the master, with both passwords', () => {
     const config = load({
       REDIS_SENTINELS: 'sentinel-1:26379, sentinel-2:26380,[::1]:26381,sentinel-4',
       REDIS_SENTINEL_MASTER: 'mymaster',
@@ -99,7 +99,6 @@ describe('redisOptions', () => {
       ],
       name: 'mymaster',
       role: 'master',
-      failoverDetector: true,
       sentinelPassword: 'sentinel-secret',
       password: 'redis-secret',
       maxRetriesPerRequest: null,

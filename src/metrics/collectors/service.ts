@@ -22,14 +22,16 @@ export interface ServiceReaders {
   readiness?: () => Promise<Readiness>;
 }
 
-/** The BullMQ states exposed; another state a read returns is left out (bounded labels). */
+/**
+ * The BullMQ states exposed; another state a read returns is left out (bounded labels). BullMQ 6 has
+ * no `paused` state: the jobs of a paused queue count as waiting.
+ */
 export const QUEUE_STATES = [
   'waiting',
   'active',
   'delayed',
   'failed',
   'completed',
-  'paused',
   'prioritized',
   'waiting-children',
 ] as const;

@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { storeLocation } from '../../../src/config/index.js';
 import type { Status } from '../../../src/report/status.js';
 import { finishJobRun, openStore, startJobRun } from '../../../src/store/index.js';
 import { type CliProcess, runCli, spawnCli } from '../../support/cli.js';
+import { onPostgresQueue, queueEnv, queueIsEmpty, withSharedState } from '../../support/queue.js';
 import { freePort } from '../../support/redis-server.js';
 import { type ServiceHarness, serviceHarness } from '../../support/service.js';
 
@@ -52,7 +52,12 @@ async function setUp() {
   } finally {
     await store.close();
   }
-  const env = { GLACIER_BASE_URL: h.sim.url, ...h.dbEnv, METRICS_HOST: '127.0.0.1' };
+  const env: Record<string, string> = {
+    GLACIER_BASE_URL: h.sim.url,
+    ...h.dbEnv,
+    ...(onPostgresQueue && queueEnv()),
+    METRICS_HOST: '127.0.0.1',
+  };
   return { configPath, env, startedAt };
 }
 
@@ -84,15 +89,11 @@ describe('status and the service', () => {
       failed: expect.any(Number),
     });
     // Under the queue prefix, with a TTL: a process that dies without a word drops out by itself.
-    const redis = new Redis('redis://127.0.0.1:6379');
-    try {
-      const key = `${h!.prefix}:heartbeat:${hostname()}:${proc.child.pid}`;
-      const ttl = await redis.pttl(key);
-      expect(ttl).toBeGreaterThan(0);
-      expect(ttl).toBeLessThanOrEqual(30_000);
-    } finally {
-      redis.disconnect();
-    }
+    const ttl = await withSharedState(h!.prefix, (shared) =>
+      shared.ttlMs(`heartbeat:${hostname()}:${proc.child.pid}`),
+    );
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(30_000);
     expect(running.text).toContain('service: 1 process running');
     expect(running.text).toMatch(new RegExp(`^  all\\s+${hostname()}:${proc.child.pid}  started `, 'm'));
     expect(running.text).toMatch(/^queue: waiting \d+, active \d+, delayed \d+, failed \d+$/m);
@@ -121,34 +122,27 @@ describe('status and the service', () => {
     expect(running.text).toMatch(/^transactions\s.*\(in \d+\w\)$/m);
   });
 
-  it('reads Redis and writes nothing there: no key under a prefix no collector used', async () => {
+  it('reads the queue backend and writes nothing there: no key (no schema) under a prefix no collector used', async () => {
     const { configPath, env } = await setUp();
     const r = await status(configPath, env);
     expect(r.json.service).toMatchObject({ reachable: true, processes: [], lastSeenAt: null });
-    const redis = new Redis('redis://127.0.0.1:6379');
-    try {
-      expect(await redis.keys(`${h!.prefix}:*`)).toEqual([]);
-    } finally {
-      redis.disconnect();
-    }
+    expect(await queueIsEmpty(h!.prefix)).toBe(true);
   });
 
   const ESC = '\u001b';
   const setBeats = async (beats: Record<string, string>) => {
-    const redis = new Redis('redis://127.0.0.1:6379');
-    try {
-      for (const [key, value] of Object.entries(beats))
-        await redis.set(`${h!.prefix}:heartbeat:${key}`, value, 'EX', 60);
-    } finally {
-      redis.disconnect();
-    }
+    await withSharedState(h!.prefix, (shared) =>
+      shared.put(
+        Object.entries(beats).map(([key, value]) => ({ key: `heartbeat:${key}`, value, ttlMs: 60_000 })),
+      ),
+    );
   };
   const beat = (role: unknown, host: unknown) => {
     const now = new Date().toISOString();
     return JSON.stringify({ role, host, pid: 4242, startedAt: now, beatAt: now });
   };
 
-  it('escapes every string status prints from the database and from Redis', async () => {
+  it('escapes every string status prints from the database and from the queue backend', async () => {
     const { configPath, env } = await setUp();
     const now = new Date().toISOString();
     // An export in flight whose stored name and dates hold escape sequences (a screen clear, a title).
@@ -204,14 +198,21 @@ describe('status and the service', () => {
     );
   });
 
-  it('says Redis does not answer, and still reports from the database', async () => {
+  it('says the queue backend does not answer, and still reports from the database', async () => {
     const { configPath, env } = await setUp();
     const nobody = await freePort();
-    const r = await status(configPath, { ...env, REDIS_URL: `redis://:hunter2@127.0.0.1:${nobody}` });
+    const r = await status(
+      configPath,
+      onPostgresQueue
+        ? { ...env, QUEUE_URL: `postgres://postgres:hunter2@127.0.0.1:${nobody}/test` }
+        : { ...env, REDIS_URL: `redis://:hunter2@127.0.0.1:${nobody}` },
+    );
     expect(r.json.service).toMatchObject({ reachable: false, processes: [], queue: null });
     expect(r.json.service!.error).toContain('ECONNREFUSED');
     expect(r.text).toContain(
-      `service: unknown: Redis at redis://:***@127.0.0.1:${nobody} (REDIS_URL) does not answer`,
+      onPostgresQueue
+        ? `service: unknown: PostgreSQL postgres://postgres:***@127.0.0.1:${nobody}/test (QUEUE_URL), schema ${h!.prefix}_queue does not answer`
+        : `service: unknown: Redis at redis://:***@127.0.0.1:${nobody} (REDIS_URL) does not answer`,
     );
     expect(r.text).not.toContain('hunter2');
     expect(r.text).toMatch(/^supply\s/m);

@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSharedBudget } from '../../../src/queue/budget.js';
+import { redisSharedParts } from '../../../src/queue/redis-backend.js';
 import { createManualClock } from '../../../src/runtime/clock.js';
 import { createLogger } from '../../../src/runtime/logger.js';
 import {
@@ -587,8 +588,8 @@ describe('timeouts and aborts', () => {
     try {
       // One request a minute: the second waits for the next minute, longer than an attempt may take.
       const budget = createSharedBudget({
-        redis,
-        prefix,
+        backend: redisSharedParts(redis, prefix),
+        prefix: 'budget',
         perMinute: 1,
         perDay: 100,
         clock,

@@ -1,7 +1,10 @@
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { queueSchema } from '../../../src/config/queue.js';
+import { onPostgresQueue } from '../../support/queue.js';
 import { type PrivateRedis, startPrivateRedis } from '../../support/redis-server.js';
 import { captureLog, jobRuns, type ServiceHarness, serviceHarness, waitFor } from '../../support/service.js';
+import { withPostgres } from '../../support/store.js';
 
 let h: ServiceHarness | undefined;
 let redis: PrivateRedis | undefined;
@@ -12,11 +15,15 @@ afterEach(async () => {
   redis = undefined;
 });
 
-describe('a Redis that loses its data', () => {
+/** What the log says when the loss is noticed. */
+const LOSS = onPostgresQueue ? /the queue’s PostgreSQL schema lost its data/g : /Redis lost its data/g;
+
+describe('a queue backend that loses its data', () => {
   it('flushed under a running service: noticed and logged once, today’s spending restored from job_runs, the next slots run once each', async () => {
     // A Redis of the test's own: FLUSHALL on the shared one would empty every other test's keys.
-    redis = await startPrivateRedis();
-    h = await serviceHarness({ redisUrl: redis.url });
+    // On PostgreSQL the test's schema is its own: its shared state and budget rows are emptied.
+    redis = onPostgresQueue ? undefined : await startPrivateRedis();
+    h = await serviceHarness(redis ? { redisUrl: redis.url } : {});
     const { log, text } = captureLog('info');
     const svc = await h.start(
       h.config({ jobs: { supply: { schedule: '* * * * * *' } }, budget: { computeUnitsPerDay: 100_000 } }),
@@ -25,21 +32,28 @@ describe('a Redis that loses its data', () => {
     const succeeded = async () => (await jobRuns(svc)).filter((r) => r.status === 'succeeded');
     await waitFor(async () => (await succeeded()).length >= 2, 15_000, 'two runs');
 
-    const admin = new Redis(redis.url);
-    try {
-      await admin.flushall();
-    } finally {
-      admin.disconnect();
+    if (redis) {
+      const admin = new Redis(redis.url);
+      try {
+        await admin.flushall();
+      } finally {
+        admin.disconnect();
+      }
+    } else {
+      const schema = queueSchema(h.prefix);
+      await withPostgres((c) =>
+        c.query(`DELETE FROM "${schema}".shared_state; DELETE FROM "${schema}".budget`),
+      );
     }
     const spentBefore = (await succeeded()).length; // supply: 1 CU a run
-    await waitFor(() => /Redis lost its data/.test(text()), 15_000, 'the loss noticed');
+    await waitFor(() => new RegExp(LOSS.source).test(text()), 15_000, 'the loss noticed');
     await waitFor(
       async () => (await succeeded()).length >= spentBefore + 2,
       15_000,
       'two runs after the flush',
     );
 
-    expect(text().match(/Redis lost its data/g)).toHaveLength(1);
+    expect(text().match(LOSS)).toHaveLength(1);
     // The day's window holds the runs before the flush again, not only those after it (a run in
     // flight at the flush may have its unit charged before it and recorded after the restore).
     const total = (await succeeded()).length;

@@ -1,0 +1,42 @@
+import type { Config } from '../config/index.js';
+import { maskQueueUrl } from '../config/queue.js';
+import { redisSetting } from '../config/redis.js';
+import type { Logger } from '../runtime/logger.js';
+import type { QueueBackend } from './backend.js';
+import { describePostgresError, migrateQueueSchema, postgresBackend, queuePool } from './postgres-backend.js';
+import { connectRedis } from './redis.js';
+import { redisBackend } from './redis-backend.js';
+
+/** Connections of the collector's own pool: the shared state and the budget's limiter (a request at a time per active run). */
+const POOL_SPARE = 2;
+
+/**
+ * The configured queue backend, opened. Redis connects in the background (an outage at start is logged
+ * once and retried); PostgreSQL is migrated first (BullMQ's schema and the collector's tables), so an
+ * unreachable database fails `start` at once with a message naming QUEUE_URL.
+ */
+export async function openQueueBackend(
+  config: Pick<Config, 'redis' | 'queue'> & {
+    service: Pick<Config['service'], 'queuePrefix' | 'concurrency'>;
+  },
+  log: Logger,
+  name: string,
+): Promise<QueueBackend> {
+  const q = config.queue;
+  if (q.kind === 'redis') {
+    const setting = q.setting === 'QUEUE_URL' ? 'QUEUE_URL' : redisSetting(config.redis);
+    return redisBackend(connectRedis(config.redis, log, name), config.service.queuePrefix, setting);
+  }
+  const pool = queuePool(q, { name, max: config.service.concurrency + POOL_SPARE });
+  pool.on('error', () => undefined); // until the backend listens
+  try {
+    await migrateQueueSchema(pool, q);
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw new Error(
+      `the queue's PostgreSQL at ${maskQueueUrl(q.url)} (QUEUE_URL) could not be set up in schema ${q.schema}: ${describePostgresError(err as Error)}`,
+      { cause: err },
+    );
+  }
+  return postgresBackend(q, { log, pool, name });
+}

@@ -1,0 +1,117 @@
+/**
+ * The queue on Redis (the default): BullMQ's Redis backend over the service's two connections
+ * (redis.ts), RateLimiterRedis for the budget, and plain keys under `<prefix>:` for the shared state.
+ */
+import { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import type { CollectorQueue, CollectorWorkerHandle, QueueBackend, SharedState } from './backend.js';
+import { QUEUE_NAME, type QueuedJobData } from './jobs.js';
+import { checkEvictionPolicy, type RedisConnections } from './redis.js';
+
+export function redisBackend(conns: RedisConnections, prefix: string, setting: string): QueueBackend {
+  const { producer } = conns;
+  return {
+    ...redisSharedParts(producer, prefix),
+    where: `Redis ${conns.where} (${setting})`,
+    checkName: 'redis',
+    lossMessage:
+      'Redis lost its data (flushed, or restarted without persistence): recreating today’s compute-unit spending from job_runs; the next slots run as scheduled',
+    createQueue(): CollectorQueue {
+      const queue = new Queue<QueuedJobData>(QUEUE_NAME, { connection: producer, prefix });
+      queue.on('error', () => undefined); // the connection reports outages, once each
+      return queue;
+    },
+    createWorker(processor, options): CollectorWorkerHandle {
+      const worker = new Worker<QueuedJobData>(QUEUE_NAME, processor, {
+        ...options,
+        connection: conns.worker,
+        prefix,
+      });
+      // Its scheduler's typing keeps the Redis connection type: the handle is the same object.
+      return worker as unknown as CollectorWorkerHandle;
+    },
+    isUp: () => conns.isUp(),
+    ping: (timeoutMs) => conns.ping(timeoutMs),
+    onReconnect(fn) {
+      producer.on('ready', fn);
+      if (producer.status === 'ready') queueMicrotask(fn);
+      return () => void producer.off('ready', fn);
+    },
+    checkSettings: () => checkEvictionPolicy(producer),
+    async removeAll() {
+      let cursor = '0';
+      do {
+        const [next, keys] = await producer.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+        cursor = next;
+        if (keys.length > 0) await producer.unlink(...keys);
+      } while (cursor !== '0');
+    },
+    close: () => conns.close(),
+  };
+}
+
+/** What the budget needs of a Redis connection (the service's, or a benchmark's or a test's own). */
+export function redisSharedParts(
+  redis: Redis,
+  prefix: string,
+): Pick<QueueBackend, 'name' | 'shared' | 'createLimiter'> {
+  return {
+    name: 'Redis',
+    shared: redisSharedState(redis, prefix),
+    createLimiter: (o) =>
+      new RateLimiterRedis({
+        storeClient: redis,
+        keyPrefix: `${prefix}:${o.keyPrefix}`,
+        points: o.points,
+        duration: o.duration,
+      }),
+  };
+}
+
+/** Keys under `<prefix>:`, with Redis's own expiry. */
+export function redisSharedState(redis: Redis, prefix: string): SharedState {
+  const k = (key: string) => `${prefix}:${key}`;
+  return {
+    async put(entries) {
+      const multi = redis.multi();
+      for (const e of entries) {
+        if (e.ttlMs === undefined) multi.set(k(e.key), e.value);
+        else multi.set(k(e.key), e.value, 'PX', Math.max(1, Math.ceil(e.ttlMs)));
+      }
+      await multi.exec();
+    },
+    async putIfAbsent(key, value) {
+      return (await redis.set(k(key), value, 'NX')) === 'OK';
+    },
+    async lengthen(key, ttlMs) {
+      const ms = Math.max(1, Math.ceil(ttlMs));
+      // NX sets a new one, GT extends a shorter one (Redis 7).
+      const set = await redis.set(k(key), '1', 'PX', ms, 'NX');
+      if (!set) await redis.pexpire(k(key), ms, 'GT');
+    },
+    async ttlMs(key) {
+      return Math.max(0, await redis.pttl(k(key)));
+    },
+    get: (key) => redis.get(k(key)),
+    async list(start) {
+      const keys: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, batch] = await redis.scan(cursor, 'MATCH', `${k(start)}*`, 'COUNT', 100);
+        cursor = next;
+        keys.push(...batch);
+      } while (cursor !== '0');
+      const values = keys.length > 0 ? await redis.mget(...keys) : [];
+      const found: [string, string][] = [];
+      values.forEach((value, i) => {
+        // null: expired between SCAN and MGET
+        if (value !== null) found.push([(keys[i] as string).slice(prefix.length + 1), value]);
+      });
+      return found;
+    },
+    async del(key) {
+      await redis.del(k(key));
+    },
+  };
+}

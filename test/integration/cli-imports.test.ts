@@ -1,0 +1,61 @@
+/**
+ * `config check` and `--help` load only what they print: the queue, Redis, the database drivers and
+ * the HTTP client are the service's (a benchmark figure: `config check` ≤ 2 × `node -e 0`). Any of
+ * them imported at the top of a module `config check` reaches fails here, named.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../support/built.js';
+import { tempDir } from '../support/tmp.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+/**
+ * Never loaded by `config check` or `--help`. Not yet in the list: drizzle-orm, better-sqlite3 and
+ * undici, which the job list still brings (each job file imports its handler's store and client
+ * code at the top; issue 26 names it).
+ */
+const HEAVY = ['bullmq', 'ioredis', 'pg', 'pg-pool', 'pino', 'pino-pretty', 'prom-client', 'cli-progress'];
+
+function packagesLoaded(args: string[]): string[] {
+  const { dir, cleanup } = tempDir('glacier-imports-');
+  try {
+    const trace = join(dir, 'trace');
+    const r = spawnSync(
+      process.execPath,
+      ['--import', './test/support/import-trace.mjs', 'dist/src/cli.js', ...args],
+      {
+        cwd: root,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          IMPORT_TRACE_FILE: trace,
+          GLACIER_CONFIG: join(root, 'glacier-collector.example.yaml'),
+          DATABASE_PATH: join(dir, 'never-opened.db'),
+        },
+        encoding: 'utf8',
+      },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const urls = readFileSync(trace, 'utf8').split('\n');
+    const names = urls.flatMap((u) => {
+      const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u);
+      return m ? [m[1]!] : [];
+    });
+    return [...new Set(names)].sort();
+  } finally {
+    cleanup();
+  }
+}
+
+describe('what the quick commands load', () => {
+  beforeAll(() => ensureBuilt(), 120_000);
+
+  it.each([[['config', 'check']], [['--help']]])('%j loads none of the service packages', (args) => {
+    const loaded = packagesLoaded(args);
+    expect(loaded).toContain('commander'); // the trace works
+    expect(loaded.filter((p) => HEAVY.includes(p))).toEqual([]);
+  });
+});
