@@ -103,7 +103,7 @@ export async function runJob(job: Job, deps: RunDeps, request: RunRequest): Prom
   if (!prepared) return notConfigured(job, scope);
   if (request.takenOverBy) await markInterrupted(job.name, scope, request.takenOverBy, deps);
 
-  let run: (payload: undefined, ctx: JobContext) => Promise<unknown> = (_, ctx) => prepared.run(ctx);
+  let run: JobHandler<undefined> = (_, ctx) => prepared.run(ctx);
   if (request.retryRejected) {
     const restore = job.restore;
     if (!restore) {
@@ -145,7 +145,7 @@ export async function runJob(job: Job, deps: RunDeps, request: RunRequest): Prom
     };
     run = (_, ctx) => runFollowUps(job.name, (c) => prepared.run(c), ctx, followUps);
   }
-  return runHandler(job.name, run as JobHandler<undefined>, undefined, deps, {
+  return runHandler(job.name, run, undefined, deps, {
     scope,
     ...(request.signal && { signal: request.signal }),
     ...(request.progress && { progress: request.progress }),
