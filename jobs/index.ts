@@ -19,11 +19,5 @@ export const jobs: readonly Job[] = [
   maintenanceJob,
 ];
 
-export const jobNames = jobs.map((j) => j.name);
-
 /** The jobs the scheduler fires (the others are follow-ups only the queue starts). */
 export const scheduledJobNames = jobs.filter((j) => j.scheduled).map((j) => j.name);
-
-export function findJob(name: string): Job | undefined {
-  return jobs.find((j) => j.name === name);
-}

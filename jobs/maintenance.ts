@@ -66,6 +66,7 @@ export const maintenance: JobHandler<MaintenancePayload> = async (payload, ctx) 
 export const maintenanceJob = defineJob({
   name: 'maintenance',
   configKey: 'maintenance',
+  prunes: true,
   handler: maintenance,
   payload: (section, _args, config) => ({ retention: config.retention, batchSize: section.batchSize }),
   cost: () => ({ steady: {}, worst: {}, note: 'no requests: prunes by `retention`' }),

@@ -3,7 +3,7 @@ import type { JobHandler } from '../src/kernel/index.js';
 import { contextOf, defineJob, type RestoreRecord, withoutSchedule } from '../src/kernel/index.js';
 import { upsertRewards } from '../src/store/index.js';
 import { syncNewestFirst } from '../src/sync/newest-first.js';
-import { rewardQueries, rewardStreams } from '../src/sync/reward-streams.js';
+import { REWARDS_JOB, rewardQueries, rewardStreams } from '../src/sync/reward-streams.js';
 import { canonicalNetwork, type HistoricalReward, recheckRecord } from '../src/upstream/index.js';
 
 export {
@@ -34,7 +34,7 @@ export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
     let pages = 0;
     const result = await syncNewestFirst<HistoricalReward>({
       store: ctx.store,
-      job: 'rewards',
+      job: REWARDS_JOB,
       scope,
       fetchPage: async (pageToken) => {
         const page = await ctx.client.listHistoricalRewards(
@@ -80,7 +80,7 @@ const restore: RestoreRecord = async (tx, record, at) => {
 };
 
 export const rewardsJob = defineJob({
-  name: 'rewards',
+  name: REWARDS_JOB,
   configKey: 'rewards',
   table: 'rewards',
   handler: rewards,

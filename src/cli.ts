@@ -70,9 +70,9 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
   program
     .command('run')
     .description(
-      'run one job once, in-process, without Redis (supply, transactions, rewards, usage-metrics, signatures, exports)',
+      'run one job once, in-process, without Redis (any scheduled job of jobs/; an unknown name lists them)',
     )
-    .argument('<job>', 'job name')
+    .argument('<job>', 'job name, or its config key')
     .option('--no-wait', 'exports: start and poll once instead of waiting for the files')
     .option('--reload <export>', "exports: read that definition's unsupported or failed files again")
     .option(
@@ -95,7 +95,7 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .description(
       "re-collect a job's streams from scratch: remove their cursors (dry run without --yes: what each holds, what the next run fetches and costs)",
     )
-    .argument('<job>', 'job name (transactions, rewards, usage-metrics)')
+    .argument('<job>', 'job name (a job that keeps cursors; any other lists them)')
     .option(
       '--scope <scope>',
       'only this stream (as the dry run lists them); repeat it for several',

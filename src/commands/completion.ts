@@ -32,7 +32,7 @@ interface Node {
 function walk(program: Command, extraValues: Record<string, readonly string[]>): Node[] {
   const nodes: Node[] = [];
   const visit = (command: Command, path: string) => {
-    const args = (command as unknown as { registeredArguments: readonly Argument[] }).registeredArguments;
+    const args: readonly Argument[] = command.registeredArguments;
     const options: readonly Option[] = command.options;
     nodes.push({
       path,

@@ -1,4 +1,6 @@
 /** The job kernel: the job contract (job.ts), the one run path (run.ts), outcomes classified once. */
+
+export { scrubSecrets } from '../runtime/secrets.js';
 export { type FollowUps, runFollowUps } from './follow-ups.js';
 export * from './job.js';
 export {
@@ -7,8 +9,6 @@ export {
   type Failure,
   type FailureReason,
   failureReason,
-  givesUp,
 } from './outcome.js';
 export { type RetryRejectedResult, retryRejectedRecords } from './retry-rejected.js';
 export { describeError, type RunDeps, type RunRequest, type RunSummary, runHandler, runJob } from './run.js';
-export { scrubSecrets } from './secrets.js';

@@ -53,8 +53,8 @@ export interface JobContext {
   countRows(n: number): void;
   /**
    * Counts rows a committed transaction deleted from `table` (the maintenance job's pruning): they
-   * add to the run's `rows_removed` for that table, to its `rows_written` (the total, as before the
-   * per-table column existed) and to the `glacier_rows_pruned_total` counter of that table. Call it
+   * add to the run's `rows_removed` for that table (never to its `rows_written`: deleting is not
+   * writing) and to the `glacier_rows_pruned_total` counter of that table. Call it
    * right after each commit, as `countRows`: a run cut short still records what it deleted.
    */
   countRemoved(table: string, n: number): void;
@@ -204,6 +204,11 @@ export interface Job {
   readonly scheduled: boolean;
   /** The table its runs' `rows_written` grow (`status`'s growth per day, `plan`'s rows per day). */
   readonly table: string | undefined;
+  /**
+   * Whether its runs delete rows (maintenance): `rows_removed` per table; its runs recorded before
+   * that column existed put the total in `rows_written` (`status`'s rows pruned per day reads both).
+   */
+  readonly prunes?: boolean | undefined;
   /** How it stores a record it set aside once it passes (`run <job> --retry-rejected`); none: it sets none aside. */
   readonly restore: RestoreRecord | undefined;
   /** The section's schedule settings, when the job is configured. */
@@ -236,6 +241,8 @@ export interface JobSpec<K extends keyof JobsConfig, P> {
   scheduled?: boolean;
   /** The table its runs' `rows_written` grow, if one. */
   table?: string;
+  /** @defaultValue false: true for a job whose runs delete rows (`countRemoved`). */
+  prunes?: boolean;
   /** How it stores a record it set aside, checked again (`run <job> --retry-rejected`). */
   restore?: RestoreRecord;
   /** Its streams and their cursors' scopes, for a job that keeps cursors (`reset`). */
@@ -250,6 +257,7 @@ export function defineJob<K extends keyof JobsConfig, P>(spec: JobSpec<K, P>): J
     configKey: spec.configKey,
     scheduled: spec.scheduled ?? true,
     table: spec.table,
+    prunes: spec.prunes ?? false,
     restore: spec.restore,
     schedule(config) {
       const section = sectionOf(config);

@@ -94,8 +94,3 @@ function reasonOf(err: Error): FailureReason | undefined {
   if (err.name === 'AbortError') return 'aborted';
   return undefined;
 }
-
-/** True when the queue should not try this run again. */
-export function givesUp(error: unknown): boolean {
-  return classifyFailure(error).action === 'give-up';
-}

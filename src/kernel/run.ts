@@ -7,6 +7,7 @@
 import type { Config } from '../config/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
+import { scrubSecrets } from '../runtime/secrets.js';
 import {
   failAbandonedRuns,
   finishJobRun,
@@ -32,7 +33,6 @@ import {
 } from './job.js';
 import { classifyFailure, type Failure } from './outcome.js';
 import { retryRejectedRecords } from './retry-rejected.js';
-import { scrubSecrets } from './secrets.js';
 
 /** The instances a run needs, built once by the entry point (src/service/app.ts). */
 export interface RunDeps {
@@ -52,7 +52,7 @@ export interface RunSummary {
   status: 'succeeded' | 'failed';
   rowsWritten: number;
   /**
-   * Rows deleted per table (the maintenance job), included in `rowsWritten`: its `job_runs` row's
+   * Rows deleted per table (the maintenance job), apart from `rowsWritten`: its `job_runs` row's
    * `rows_removed` (NULL when empty), a failed run's too (what its committed batches deleted).
    */
   rowsRemoved: Record<string, number>;
@@ -103,7 +103,7 @@ export async function runJob(job: Job, deps: RunDeps, request: RunRequest): Prom
   if (!prepared) return notConfigured(job, scope);
   if (request.takenOverBy) await markInterrupted(job.name, scope, request.takenOverBy, deps);
 
-  let run: (payload: undefined, ctx: JobContext) => Promise<unknown> = (_, ctx) => prepared.run(ctx);
+  let run: JobHandler<undefined> = (_, ctx) => prepared.run(ctx);
   if (request.retryRejected) {
     const restore = job.restore;
     if (!restore) {
@@ -145,7 +145,7 @@ export async function runJob(job: Job, deps: RunDeps, request: RunRequest): Prom
     };
     run = (_, ctx) => runFollowUps(job.name, (c) => prepared.run(c), ctx, followUps);
   }
-  return runHandler(job.name, run as JobHandler<undefined>, undefined, deps, {
+  return runHandler(job.name, run, undefined, deps, {
     scope,
     ...(request.signal && { signal: request.signal }),
     ...(request.progress && { progress: request.progress }),
@@ -196,7 +196,6 @@ export async function runHandler<P>(
         rowsWritten += n;
       },
       countRemoved: (table, n) => {
-        rowsWritten += n;
         rowsRemoved[table] = (rowsRemoved[table] ?? 0) + n;
       },
       recordFindings: (tx, findings, where) =>

@@ -39,7 +39,7 @@ export function createRenderer(registry: Registry): (format: Format) => Promise<
     if (format === 'prometheus') {
       return { contentType: Registry.PROMETHEUS_CONTENT_TYPE, body: await registry.metrics() };
     }
-    const metrics = registry.getMetricsAsArray() as unknown as { name: string }[];
+    const metrics = registry.getMetricsAsArray();
     const names = metrics.map((m) => m.name);
     // A second registry over the same metric objects, so the shared one keeps its content type.
     const view = Registry.merge([registry]) as unknown as Registry<OpenMetricsContentType>;

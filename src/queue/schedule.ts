@@ -1,11 +1,13 @@
+import { Cron } from 'croner';
 import cron from 'node-cron';
 
 /**
  * One reading of a cron expression, shared by the scheduler (what fires), `plan` (how often) and
- * `status` (when next). It is node-cron's own matcher, so every expression the config accepts (`L`,
- * ranges, steps, names, seconds) is read exactly the way the scheduler fires it. Note node-cron's
- * rule when both day fields are restricted: a day must match both (`0 0 1 * 1` = Mondays that are
- * the 1st), where Vixie cron takes either.
+ * `status` (when next). Whether an instant fires is node-cron's own public `match`, so every
+ * expression the config accepts (`L`, ranges, steps, names, seconds) is read exactly the way the
+ * scheduler fires it; the next firing after any instant is croner's (node-cron's `getNextRun` reads
+ * the wall clock), told node-cron's rule when both day fields are restricted: a day must match both
+ * (`0 0 1 * 1` = Mondays that are the 1st), where Vixie cron takes either.
  */
 export interface CronReading {
   readonly expression: string;
@@ -24,27 +26,19 @@ export interface CronReading {
   firesOnUtcDay(day: Date): boolean;
 }
 
-/** node-cron's matcher (internal to its tasks; their `getNextRuns` reads the wall clock, not `from`). */
-interface TimeMatcher {
-  match(date: Date): boolean;
-  getNextMatch(date: Date): Date;
-}
-
 const DAY_MS = 86_400_000;
 
-function timeMatcher(expression: string, timezone: string): TimeMatcher {
+/** node-cron's own answer to "does this instant fire", through its public task API. */
+function matcher(expression: string, timezone: string): (date: Date) => boolean {
   const task = cron.createTask(expression, () => undefined, { timezone });
-  const matcher = (task as unknown as { timeMatcher?: TimeMatcher }).timeMatcher;
   // createTask registers the task for cron.shutdown(); this one never starts, so let it go at once.
   void task.destroy();
-  if (!matcher || typeof matcher.getNextMatch !== 'function') {
-    throw new Error('node-cron no longer exposes its TimeMatcher: update src/queue/schedule.ts');
-  }
-  return matcher;
+  return (date) => task.match(date);
 }
 
 export function readCron(expression: string, timezone = 'UTC'): CronReading {
-  const matcher = timeMatcher(expression, timezone);
+  const match = matcher(expression, timezone);
+  const next = new Cron(expression, { timezone, domAndDow: true, paused: true });
   const fields = cron.parse(expression);
   const slotsPerDay = fields.second.length * fields.minute.length * fields.hour.length;
   // The matcher formats every date it is asked about in its timezone (tens of µs): `config check`'s
@@ -52,7 +46,7 @@ export function readCron(expression: string, timezone = 'UTC'): CronReading {
   // read directly, and only `L`, `#` and the like go to the matcher.
   const plain = plainDayFields(fields);
   const [h, m, s] = [fields.hour[0] ?? 0, fields.minute[0] ?? 0, fields.second[0] ?? 0];
-  let utc: TimeMatcher | undefined;
+  let utc: ((date: Date) => boolean) | undefined;
   const firesOnUtcDay = (day: Date): boolean => {
     const start = Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate());
     if (plain) {
@@ -63,14 +57,18 @@ export function readCron(expression: string, timezone = 'UTC'): CronReading {
         plain.dows.has(d.getUTCDay())
       );
     }
-    utc ??= timezone === 'UTC' ? matcher : timeMatcher(expression, 'UTC');
-    return utc.match(new Date(start + ((h * 60 + m) * 60 + s) * 1000));
+    utc ??= timezone === 'UTC' ? match : matcher(expression, 'UTC');
+    return utc(new Date(start + ((h * 60 + m) * 60 + s) * 1000));
   };
   return {
     expression,
     timezone,
-    matches: (date) => matcher.match(date),
-    nextAfter: (from) => matcher.getNextMatch(from),
+    matches: match,
+    nextAfter(from) {
+      const at = next.nextRun(from);
+      if (!at) throw new Error(`cron expression "${expression}" never fires after ${from.toISOString()}`);
+      return at;
+    },
     runsPerDay() {
       // Day and time fields are independent in cron: a day fires all its (hour, minute, second)
       // slots or none, so count the days that fire (in UTC: the average is the same).

@@ -4,7 +4,7 @@ import { readCron } from '../queue/schedule.js';
 import { isoOfMs, isoOfSeconds } from '../runtime/clock.js';
 import { readCursor, type Store } from '../store/index.js';
 import { backfillComplete, type NewestFirstCursor } from '../sync/newest-first.js';
-import { rewardStreams } from '../sync/reward-streams.js';
+import { REWARDS_JOB, rewardStreams } from '../sync/reward-streams.js';
 import { canonicalNetwork, endpoints } from '../upstream/index.js';
 
 /**
@@ -175,7 +175,7 @@ export async function collectRewardsBackfill(
   const nowSec = o.nowMs / 1000;
   const batches: BatchBackfill[] = [];
   for (const [i, s] of rewardStreams(job).entries()) {
-    const cursor = store ? await readCursor<NewestFirstCursor>(store, 'rewards', s.scope) : undefined;
+    const cursor = store ? await readCursor<NewestFirstCursor>(store, REWARDS_JOB, s.scope) : undefined;
     const p = cursor?.backfill;
     const started = cursor !== undefined;
     const complete = backfillComplete(cursor);

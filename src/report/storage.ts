@@ -69,6 +69,7 @@ export async function collectStorage(jobs: JobList, store: Store, now: Date): Pr
     return g ? Math.round(perDay(g.rows, g.since)) : undefined;
   };
   const tableOf = new Map(jobs.map((j) => [j.name, j.table]));
+  const prunes = new Set(jobs.filter((j) => j.prunes).map((j) => j.name));
   const growth: Tally = new Map();
   const removal: Tally = new Map();
   let pruned = 0;
@@ -77,10 +78,16 @@ export async function collectStorage(jobs: JobList, store: Store, now: Date): Pr
     tally(growth, 'job_runs', w.runs, w.since);
     const table = tableOf.get(w.job);
     if (table) tally(growth, table, w.rowsWritten, w.since);
-    for (const [removedFrom, n] of Object.entries(w.rowsRemoved)) tally(removal, removedFrom, n, w.since);
-    if (w.job === 'maintenance') {
-      pruned = w.rowsWritten;
-      prunedSince = w.since;
+    let removed = 0;
+    for (const [removedFrom, n] of Object.entries(w.rowsRemoved)) {
+      tally(removal, removedFrom, n, w.since);
+      removed += n;
+    }
+    // A pruning job's runs recorded before rows_removed existed kept their total in rows_written.
+    if (prunes.has(w.job)) removed += w.rowsWritten;
+    if (removed > 0) {
+      pruned += removed;
+      prunedSince = prunedSince && prunedSince < w.since ? prunedSince : w.since;
     }
   }
   return {

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { clientDefaults, isHeaderSafe } from './defaults.js';
 import { DriftCollector, findDrift } from './drift.js';
-import type { Currency, EndpointName, Network } from './endpoints.js';
+import { type Currency, type EndpointName, endpoints, type Network, pathOf } from './endpoints.js';
 import type {
   ApiUsageGroupBy,
   ApiUsageTimeInterval,
@@ -192,8 +192,6 @@ export interface DataApiClient {
   close(): Promise<void>;
 }
 
-const seg = encodeURIComponent;
-
 /** The answer's own drift (its envelope's fields and enum values), as a collector to add records to. */
 function envelopeDrift(schema: z.ZodType, envelope: unknown): DriftCollector {
   const drift = new DriftCollector();
@@ -308,16 +306,13 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
       baseUrl: options.baseUrl,
       close,
       getSupply: (o) =>
-        send({ endpoint: 'supply', path: '/v1/avax/supply', schema: supplySchema }, ctx(o)).then(
-          single('supply', supplySchema),
-        ),
+        send({ endpoint: 'supply', schema: supplySchema }, ctx(o)).then(single('supply', supplySchema)),
 
       async listLatestTransactions(p = {}, o) {
         const { network, status, pageSize, pageToken } = p;
         const res = await send(
           {
             endpoint: 'transactions',
-            path: '/v1/transactions',
             query: { pageToken, pageSize, network, status },
             schema: listTransactionsEnvelopeSchema,
           },
@@ -333,7 +328,7 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
         const res = await send(
           {
             endpoint: 'rewards',
-            path: `/v1/networks/${seg(p.network)}/rewards`,
+            params: { network: p.network },
             query: {
               addresses,
               nodeIds,
@@ -358,7 +353,6 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
           await send(
             {
               endpoint: 'apiUsageMetrics',
-              path: '/v1/apiUsageMetrics',
               query: { ...p },
               schema: apiUsageMetricsEnvelopeSchema,
             },
@@ -373,7 +367,6 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
           await send(
             {
               endpoint: 'primaryNetworkRpcUsageMetrics',
-              path: '/v1/primaryNetworkRpcUsageMetrics',
               query: { ...p },
               schema: primaryNetworkRpcUsageMetricsEnvelopeSchema,
             },
@@ -388,7 +381,6 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
           await send(
             {
               endpoint: 'subnetRpcUsageMetrics',
-              path: '/v1/subnetRpcUsageMetrics',
               query: { ...p },
               schema: subnetRpcUsageMetricsEnvelopeSchema,
             },
@@ -397,12 +389,14 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
         ),
 
       async getAggregatedSignatures(p, o) {
-        const path = `/v1/signatureAggregator/${seg(p.network)}/aggregateSignatures/${seg(p.txHash)}`;
-        const answer = await send({ endpoint: 'signatures', path, schema: anyObject }, ctx(o));
+        const params = { network: p.network, txHash: p.txHash };
+        const answer = await send({ endpoint: 'signatures', params, schema: anyObject }, ctx(o));
         const page = pageOf<SignatureResponse>('signatures', anyObject, {}, [answer]);
         const [record] = page.items;
         if (!record) {
-          throw new RecordRejectedError({ method: 'GET', path, status: 201, findings: page.findings! });
+          const { method, successStatus: status } = endpoints.signatures;
+          const path = pathOf('signatures', params);
+          throw new RecordRejectedError({ method, path, status, findings: page.findings! });
         }
         return page.findings ? { ...record, findings: page.findings } : record;
       },
@@ -411,7 +405,6 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
         send(
           {
             endpoint: 'createExport',
-            path: '/v1/operations/transactions:export',
             body,
             schema: operationSchema,
           },
@@ -419,10 +412,9 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
         ).then(single('createExport', operationSchema)),
 
       getOperation: (operationId, o) =>
-        send(
-          { endpoint: 'getOperation', path: `/v1/operations/${seg(operationId)}`, schema: operationSchema },
-          ctx(o),
-        ).then(single('getOperation', operationSchema)),
+        send({ endpoint: 'getOperation', params: { operationId }, schema: operationSchema }, ctx(o)).then(
+          single('getOperation', operationSchema),
+        ),
 
       scoped(s) {
         const scopedMeter = s.meter ?? createMeter();

@@ -1,5 +1,6 @@
 /**
- * The nine Data API endpoints, named once for the client, the simulator, the planner and metrics.
+ * The nine Data API endpoints, named once for the client (its paths and the status a success answers),
+ * the simulator (its routes), the planner and metrics.
  * Compute-unit costs and tiers: ../shared/reference/README.md ("Rate limits: compute units").
  */
 export const endpoints = {
@@ -35,6 +36,15 @@ export const endpoints = {
 } as const;
 
 export type EndpointName = keyof typeof endpoints;
+
+/** An endpoint's path with its `{parameters}` filled in, each encoded as one path segment. */
+export function pathOf(endpoint: EndpointName, params: Readonly<Record<string, string>> = {}): string {
+  return endpoints[endpoint].path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new TypeError(`${endpoint}: path parameter "${name}" missing`);
+    return encodeURIComponent(value);
+  });
+}
 export const endpointNames = Object.keys(endpoints) as EndpointName[];
 
 /** Rate-limit tiers: compute units per minute and per day. "none" is the budget without an API key. */

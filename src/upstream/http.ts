@@ -5,7 +5,8 @@
 import { type Dispatcher, request } from 'undici';
 import type { z } from 'zod';
 import type { Clock } from '../runtime/clock.js';
-import { type EndpointName, endpoints } from './endpoints.js';
+import { scrubSecrets } from '../runtime/secrets.js';
+import { type EndpointName, endpoints, pathOf } from './endpoints.js';
 import { UpstreamHttpError, UpstreamNetworkError, UpstreamResponseError } from './errors.js';
 import type { Meter } from './meter.js';
 import { hintedDelayMs, type RetryPolicy, retryDelayMs } from './retry.js';
@@ -40,8 +41,8 @@ export interface AttemptEvent {
 
 export interface RequestSpec<T> {
   endpoint: EndpointName;
-  /** Path with its parameters already encoded, without the query. */
-  path: string;
+  /** The values of the endpoint's `{parameters}` in its path (endpoints.ts), encoded here. */
+  params?: Readonly<Record<string, string>>;
   query?: Record<string, QueryValue>;
   /** Sent as JSON. */
   body?: unknown;
@@ -119,15 +120,16 @@ export function createTransport(options: TransportOptions): Send {
   const baseOrigin = baseUrl.origin;
   const { apiKey, retry: policy, clock } = options;
   /** Removes the API key from text the client did not write itself (upstream bodies, library errors). */
-  const redact = (text: string): string => (apiKey ? text.split(apiKey).join('[REDACTED]') : text);
+  const redact = (text: string): string => scrubSecrets(text, apiKey ? [apiKey] : []);
 
   return async function send<T>(spec: RequestSpec<T>, ctx: CallContext): Promise<T> {
     const { method, computeUnits } = endpoints[spec.endpoint];
-    const url = new URL(base + spec.path + buildQuery(spec.query, false));
+    const path = pathOf(spec.endpoint, spec.params);
+    const url = new URL(base + path + buildQuery(spec.query, false));
     // Defence in depth: the key goes to the API's origin only (paths are built from encoded segments).
     if (url.origin !== baseOrigin) throw new Error(`refusing to request another origin than ${baseOrigin}`);
-    const displayPath = spec.path + buildQuery(spec.query, true);
-    const where = { method, path: spec.path };
+    const displayPath = path + buildQuery(spec.query, true);
+    const where = { method, path };
 
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': options.userAgent };
     if (apiKey) headers['x-glacier-api-key'] = apiKey;

@@ -2,6 +2,7 @@
  * The wire-level pieces of the request loop: the shared agent, the sleep, query strings, bounded body
  * reads, and short descriptions of errors and schema issues.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 
@@ -12,20 +13,16 @@ const ISSUES_LENGTH = 600;
 /** Query parameters whose values are credentials of a kind and stay out of events. */
 const SECRET_QUERY_PARAMS = new Set(['rlBypassApiToken']);
 
-/** A sleep that ends early, rejecting with the signal's reason, when the signal aborts. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/**
+ * Node's sleep (node:timers/promises), ending early when the signal aborts; it rejects with the
+ * signal's own reason (as `signal.throwIfAborted()` does) rather than Node's generic AbortError.
+ */
+export async function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await sleep(ms, undefined, signal ? { signal } : undefined);
+  } catch (err) {
+    throw signal?.aborted ? signal.reason : err;
+  }
 }
 
 export function buildQuery(query: Record<string, QueryValue> | undefined, forDisplay: boolean): string {

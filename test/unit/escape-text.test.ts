@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { excerpt } from '../../src/escape/excerpt.js';
 import { createLabelCheck, labelProblem, MAX_LABEL_LENGTH } from '../../src/escape/label.js';
 import { forTerminal } from '../../src/escape/terminal.js';
-import { scrubSecrets } from '../../src/kernel/secrets.js';
+import { scrubSecrets } from '../../src/runtime/secrets.js';
 
 describe('forTerminal', () => {
   it.each([

@@ -64,6 +64,22 @@ describe('layout: each folder imports only what docs/development.md allows', () 
     expect(offenders).toEqual([]);
   });
 
+  it('no library is reached through a private path or a cast into its internals', () => {
+    const problems: string[] = [];
+    for (const file of [...sourceFiles('src'), ...sourceFiles('jobs')]) {
+      const text = readFileSync(join(root, file), 'utf8');
+      // `node-cron/dist/…`, `bullmq/dist/esm/classes/…`: a library's files rather than its exports.
+      for (const m of text.matchAll(
+        /(?:from|import\()\s*['"]((?:@[^/'"]+\/)?[^./'"][^/'"]*\/(?:dist|lib|src|build|internal)\b[^'"]*)['"]/g,
+      )) {
+        problems.push(`${file} imports ${m[1]}`);
+      }
+      // `(task as unknown as { timeMatcher?: … })`: a property the library's types do not offer.
+      for (const m of text.matchAll(/as unknown as \{[^}]*\}\)?\./g)) problems.push(`${file}: ${m[0]}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('nothing in src/ imports jobs/ but the entry point', () => {
     const offenders = sourceFiles('src')
       .filter((f) => f !== 'src/cli.ts')
