@@ -120,7 +120,7 @@ describe('status and the service', () => {
     expect(stopped.text).toMatch(/^transactions\s.*not scheduled \(slot \S+ \S+Z\)$/m);
     expect(stopped.text).not.toMatch(/^transactions\s.*\(in \d+\w\)$/m);
     expect(running.text).toMatch(/^transactions\s.*\(in \d+\w\)$/m);
-  });
+  }, 90_000);
 
   it('reads the queue backend and writes nothing there: no key (no schema) under a prefix no collector used', async () => {
     const { configPath, env } = await setUp();
