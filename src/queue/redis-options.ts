@@ -37,13 +37,18 @@ export function reconnectOnError(err: Error): 2 | false {
   return /^(READONLY|LOADING)\b/.test(err.message) ? 2 : false;
 }
 
+/** `target` as settings: a URL alone is read as REDIS_URL. */
+export function redisSettingsOf(target: RedisSettings | string): RedisSettings {
+  return typeof target === 'string' ? { kind: 'url', url: target } : target;
+}
+
 /** The options of one connection to `target` (a URL alone is read as REDIS_URL). */
 export function redisOptions(
   target: RedisSettings | string,
   use: RedisUse,
   connectionName = 'glacier-collector',
 ): RedisOptions {
-  const settings: RedisSettings = typeof target === 'string' ? { kind: 'url', url: target } : target;
+  const settings = redisSettingsOf(target);
   const common: RedisOptions = {
     connectionName,
     retryStrategy: (times) => reconnectDelayMs(times),

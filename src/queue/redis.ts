@@ -3,7 +3,7 @@ import { untrustedCertificateHint } from '../config/client-tls.js';
 import { printableRedis, type RedisSettings, redisSetting } from '../config/redis.js';
 import { maskUrlPassword } from '../config/url-password.js';
 import type { Logger } from '../runtime/logger.js';
-import { redisOptions } from './redis-options.js';
+import { redisOptions, redisSettingsOf } from './redis-options.js';
 
 export { reconnectDelayMs } from './redis-options.js';
 
@@ -37,7 +37,7 @@ export function connectRedis(
   log: Logger,
   name = 'glacier-collector',
 ): RedisConnections {
-  const settings: RedisSettings = typeof target === 'string' ? { kind: 'url', url: target } : target;
+  const settings = redisSettingsOf(target);
   const where = printableRedis(settings);
   const producer = new Redis(redisOptions(settings, 'producer', name));
   const worker = new Redis(redisOptions(settings, 'worker', name));

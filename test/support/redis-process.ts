@@ -1,11 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Redis, type RedisOptions } from 'ioredis';
 
-/**
- * A redis-server or redis-sentinel of the test's own, started with `args` (its port among them) and
- * waited for until it answers PING on `port` (over TLS with `probe.tls`). Nothing is kept on disk
- * unless `args` says so. `kill` is a SIGKILL: as a crash would.
- */
 /** A test's Redis: loopback only, nothing on disk, and the eviction policy BullMQ needs. */
 export const EPHEMERAL_REDIS_ARGS = [
   '--bind',
@@ -18,11 +13,30 @@ export const EPHEMERAL_REDIS_ARGS = [
   'noeviction',
 ];
 
+/** A client to a test's Redis on `port` that connects when asked, tries once and never reconnects. */
+export function oneShotClient(port: number, options: RedisOptions = {}): Redis {
+  const client = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    ...options,
+  });
+  client.on('error', () => undefined);
+  return client;
+}
+
 export interface RedisProcess {
   port: number;
   kill(): Promise<void>;
 }
 
+/**
+ * A redis-server or redis-sentinel of the test's own, started with `args` (its port among them) and
+ * waited for until it answers PING on `port` (over TLS with `probe.tls`). Nothing is kept on disk
+ * unless `args` says so. `kill` is a SIGKILL: as a crash would.
+ */
 export async function spawnRedis(
   command: 'redis-server' | 'redis-sentinel',
   args: string[],
@@ -46,15 +60,7 @@ export async function spawnRedis(
         child.kill('SIGKILL');
       }),
   };
-  const client = new Redis({
-    host: '127.0.0.1',
-    port,
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    ...probe,
-  });
-  client.on('error', () => undefined);
+  const client = oneShotClient(port, probe);
   try {
     for (let i = 0; i < 200; i++) {
       if (child.exitCode !== null) break;

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { EPHEMERAL_REDIS_ARGS, type RedisProcess, spawnRedis } from './redis-process.js';
+import type { Redis } from 'ioredis';
+import { EPHEMERAL_REDIS_ARGS, oneShotClient, type RedisProcess, spawnRedis } from './redis-process.js';
 import { freePort } from './redis-server.js';
 import { waitFor } from './service.js';
 import { tempDir } from './tmp.js';
@@ -40,14 +40,7 @@ function dataServer(port: number, replicaOf?: number): Promise<RedisProcess> {
 }
 
 async function ask<T>(port: number, fn: (r: Redis) => Promise<T>): Promise<T | undefined> {
-  const r = new Redis({
-    host: '127.0.0.1',
-    port,
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  r.on('error', () => undefined);
+  const r = oneShotClient(port);
   try {
     await r.connect();
     return await fn(r);
