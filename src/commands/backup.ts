@@ -44,25 +44,10 @@ export async function backupDatabase(
     throw new Error(`no database at ${source}: nothing to back up (DATABASE_PATH sets it)`);
   }
   const target = checkTarget(source, resolve(file), options);
-  const { default: Database } = await import('better-sqlite3');
+  const { copySqliteFile } = await import('../store/sqlite.js');
   const temporary = join(dirname(target), `.${basename(target)}.${process.pid}.partial`);
-  // No migrations, no pragmas that write: the service (another process) owns this file.
-  const sqlite = new Database(source, { fileMustExist: true });
   try {
-    sqlite.pragma('busy_timeout = 5000');
-    // Every page in one step: SQLite restarts a backup whose source another connection changed
-    // between steps, so a busy service could keep a stepwise backup from ever finishing. One step
-    // reads one snapshot (WAL: the service's writers are not blocked meanwhile).
-    const progress = await sqlite.backup(temporary, { progress: () => 0x7fffffff });
-    const copy = new Database(temporary, { fileMustExist: true });
-    try {
-      const check = copy.pragma('quick_check', { simple: true });
-      if (check !== 'ok') throw new Error(`the copy of ${source} failed its check: ${String(check)}`);
-      // A single file to carry away: the copy leaves WAL mode (its readers need no -wal/-shm files).
-      copy.pragma('journal_mode = DELETE');
-    } finally {
-      copy.close();
-    }
+    const pages = await copySqliteFile(source, temporary);
     if (options.force) renameSync(temporary, target);
     else {
       // link fails if the name was taken meanwhile: never overwrite without --force.
@@ -75,9 +60,8 @@ export async function backupDatabase(
         throw error;
       }
     }
-    return { source, target, bytes: statSync(target).size, pages: progress.totalPages };
+    return { source, target, bytes: statSync(target).size, pages };
   } finally {
-    sqlite.close();
     for (const leftover of [temporary, `${temporary}-wal`, `${temporary}-shm`])
       rmSync(leftover, { force: true });
   }

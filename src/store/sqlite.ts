@@ -285,6 +285,35 @@ export function openSqliteConnection(path: string, busyTimeoutMs = 5000): Databa
   return sqlite;
 }
 
+/**
+ * Copies the SQLite database at `source` to `target` through SQLite's online backup API, while
+ * another process keeps writing it; checks the copy (`PRAGMA quick_check`) and leaves it out of WAL
+ * mode (a single file to carry away). Returns the pages copied.
+ */
+export async function copySqliteFile(source: string, target: string): Promise<number> {
+  // No migrations, no pragmas that write: the service (another process) owns this file.
+  const sqlite = new Database(source, { fileMustExist: true });
+  try {
+    sqlite.pragma('busy_timeout = 5000');
+    // Every page in one step: SQLite restarts a backup whose source another connection changed
+    // between steps, so a busy service could keep a stepwise backup from ever finishing. One step
+    // reads one snapshot (WAL: the service's writers are not blocked meanwhile).
+    const progress = await sqlite.backup(target, { progress: () => 0x7fffffff });
+    const copy = new Database(target, { fileMustExist: true });
+    try {
+      const check = copy.pragma('quick_check', { simple: true });
+      if (check !== 'ok') throw new Error(`the copy of ${source} failed its check: ${String(check)}`);
+      // A single file to carry away: the copy leaves WAL mode (its readers need no -wal/-shm files).
+      copy.pragma('journal_mode = DELETE');
+    } finally {
+      copy.close();
+    }
+    return progress.totalPages;
+  } finally {
+    sqlite.close();
+  }
+}
+
 function isSqliteError(err: unknown): err is Error & { code: string } {
   const code: unknown = err instanceof Error ? (err as Error & { code?: unknown }).code : undefined;
   return typeof code === 'string' && code.startsWith('SQLITE_');

@@ -69,14 +69,12 @@ describe('layout: each folder imports only what docs/development.md allows', () 
 
   it('nothing outside src/store/ names a database driver or a Drizzle dialect', () => {
     /**
-     * Files outside src/store/ that may load a database library, and why: neither talks to the store.
+     * Files outside src/store/ that may load a database library, and why: none talks to the store.
      * (Where the store is, `StoreLocation`'s kind read from the config, is configuration, not dialect.)
      */
     const exceptions = new Map([
       // The BullMQ-compatible queue on PostgreSQL: its own pool and schema, not the store's.
       ['src/queue/postgres-backend.ts', 'pg'],
-      // `backup`: SQLite's online backup API on a connection of its own to a file the service writes.
-      ['src/commands/backup.ts', 'better-sqlite3'],
     ]);
     const problems: string[] = [];
     for (const file of [...sourceFiles('src'), ...sourceFiles('jobs')]) {
