@@ -28,7 +28,7 @@ import {
  */
 
 /** One row per distinct `lastUpdated` of GET /v1/avax/supply. Amounts in AVAX. */
-const supplySnapshots = table('supply_snapshots', {
+export const supplySnapshots = table('supply_snapshots', {
   lastUpdated: text('last_updated').primaryKey(),
   circulatingSupply: decimal('circulating_supply').notNull(),
   totalSupply: decimal('total_supply').notNull(),
@@ -44,7 +44,7 @@ const supplySnapshots = table('supply_snapshots', {
 });
 
 /** One row per (chain_id, tx_hash) of GET /v1/transactions: the Transaction resource, flattened. */
-const transactions = table(
+export const transactions = table(
   'transactions',
   {
     chainId: text('chain_id').notNull(),
@@ -99,7 +99,7 @@ const transactions = table(
  * nor `reward_tx_hash` (one reward tx pays several outputs) is unique, and the same output comes back
  * for every address or node id it concerns, so querying by both still stores it once.
  */
-const rewards = table(
+export const rewards = table(
   'rewards',
   {
     network: text('network').notNull(),
@@ -138,7 +138,7 @@ const rewards = table(
  * in the currency asked for, and only once it is older than 24 h, so a reward has no row at first,
  * and one per currency the rewards job has been configured with since. A price is never erased.
  */
-const rewardPrices = table(
+export const rewardPrices = table(
   'reward_prices',
   {
     network: text('network').notNull(),
@@ -153,7 +153,7 @@ const rewardPrices = table(
 );
 
 /** Which addresses a reward belongs to: `WHERE address = 'avax1…'`. */
-const rewardAddresses = table(
+export const rewardAddresses = table(
   'reward_addresses',
   {
     network: text('network').notNull(),
@@ -172,7 +172,7 @@ const rewardAddresses = table(
  * endpoints; re-fetching a bucket updates it (the current bucket is partial until it closes).
  * `group_by` is 'None' and `group_value` '' for ungrouped answers (keys must not be NULL in SQLite).
  */
-const usageMetrics = table(
+export const usageMetrics = table(
   'usage_metrics',
   {
     /** `dataApi`, `primaryNetworkRpc` or `subnetRpc`. */
@@ -198,7 +198,7 @@ const usageMetrics = table(
 );
 
 /** Aggregated signatures by (network, tx_hash). */
-const signatures = table(
+export const signatures = table(
   'signatures',
   {
     network: text('network').notNull(),
@@ -213,7 +213,7 @@ const signatures = table(
  * Every export operation the collector started, with its request and status history. The lifecycle
  * (claims, polls, retries, follow-ups) is described in docs/collection.md (Exports).
  */
-const exportOperations = table(
+export const exportOperations = table(
   'export_operations',
   {
     operationId: text('operation_id').primaryKey(),
@@ -264,7 +264,7 @@ const exportOperations = table(
  * operation covers it: two passes at once never create the same window twice. `operation_id` is
  * set when the POST answers; a claim still without one after a lease was cut short by a crash.
  */
-const exportClaims = table(
+export const exportClaims = table(
   'export_claims',
   {
     exportName: text('export_name').notNull(),
@@ -283,7 +283,7 @@ const exportClaims = table(
 );
 
 /** The file downloaded for a finished export, and its load into exported_transactions. */
-const exportFiles = table(
+export const exportFiles = table(
   'export_files',
   {
     operationId: text('operation_id').primaryKey(),
@@ -322,7 +322,7 @@ const exportFiles = table(
  * Columns follow the CSV; EVM-only and Primary-Network-only columns are NULL in the other kind.
  * Amounts are the exact decimal of the file.
  */
-const exportedTransactions = table(
+export const exportedTransactions = table(
   'exported_transactions',
   {
     /** The config definition whose export brought the row. */
@@ -371,7 +371,7 @@ const exportedTransactions = table(
 );
 
 /** Every run of every job, success or failure; metrics about jobs derive from it. */
-const jobRuns = table(
+export const jobRuns = table(
   'job_runs',
   {
     id: identity('id'),
@@ -405,7 +405,7 @@ const jobRuns = table(
  * record: seen again, it is updated and counted in `times_seen`, never twice. `run <job>
  * --retry-rejected` checks them again with the running version's rules and stores those that pass.
  */
-const rejectedRecords = table(
+export const rejectedRecords = table(
   'rejected_records',
   {
     job: text('job').notNull(),
@@ -448,7 +448,7 @@ const rejectedRecords = table(
  * Drift: fields and enum values the upstream sent that the OpenAPI does not list, per endpoint: the
  * first 50 names of each endpoint, then `(more)` counts the rest. Stored as sent, and seen here.
  */
-const upstreamDrift = table(
+export const upstreamDrift = table(
   'upstream_drift',
   {
     endpoint: text('endpoint').notNull(),
@@ -465,7 +465,7 @@ const upstreamDrift = table(
 );
 
 /** Cursors per job and scope; written in the same transaction as the rows they follow. */
-const syncState = table(
+export const syncState = table(
   'sync_state',
   {
     job: text('job').notNull(),
@@ -484,7 +484,7 @@ const syncState = table(
  */
 
 /** Transactions stored per (network, chain): count and newest block time. */
-const transactionSummaries = table(
+export const transactionSummaries = table(
   'transaction_summaries',
   {
     network: text('network').notNull(),
@@ -497,7 +497,7 @@ const transactionSummaries = table(
 );
 
 /** Rewards per subject (an address of reward_addresses or a node id of rewards) and reward type. */
-const rewardSummaries = table(
+export const rewardSummaries = table(
   'reward_summaries',
   {
     network: text('network').notNull(),
@@ -515,7 +515,7 @@ const rewardSummaries = table(
 );
 
 /** Value of those rewards per price currency of reward_prices: the priced ones and amount × price. */
-const rewardValueSummaries = table(
+export const rewardValueSummaries = table(
   'reward_value_summaries',
   {
     network: text('network').notNull(),
@@ -532,7 +532,7 @@ const rewardValueSummaries = table(
 );
 
 /** The newest bucket stored per usage-metrics series. */
-const usageSummaries = table(
+export const usageSummaries = table(
   'usage_summaries',
   {
     source: text('source').notNull(),
@@ -546,7 +546,7 @@ const usageSummaries = table(
 );
 
 /** Per job: its latest finished run and its latest success. */
-const jobSummaries = table('job_summaries', {
+export const jobSummaries = table('job_summaries', {
   job: text('job').primaryKey(),
   lastStatus: text('last_status').notNull(),
   lastStartedAt: timestamp('last_started_at').notNull(),
@@ -555,7 +555,7 @@ const jobSummaries = table('job_summaries', {
 });
 
 /** Per export definition: what its operations downloaded and loaded. */
-const exportSummaries = table('export_summaries', {
+export const exportSummaries = table('export_summaries', {
   exportName: text('export_name').primaryKey(),
   /** Status of its newest operation. */
   latestStatus: text('latest_status').notNull(),
@@ -568,7 +568,7 @@ const exportSummaries = table('export_summaries', {
 });
 
 /** Operations per export definition and status. */
-const exportStatusCounts = table(
+export const exportStatusCounts = table(
   'export_status_counts',
   {
     exportName: text('export_name').notNull(),
@@ -579,7 +579,7 @@ const exportStatusCounts = table(
 );
 
 /** Downloaded files per export definition and load status. */
-const exportFileCounts = table(
+export const exportFileCounts = table(
   'export_file_counts',
   {
     exportName: text('export_name').notNull(),
@@ -588,30 +588,3 @@ const exportFileCounts = table(
   },
   (t) => [primaryKey(t.exportName, t.loadStatus)],
 );
-
-/** Every table, in this order in both schemas; schema.ts and schema.pg.ts export each by this name. */
-export const tables = {
-  supplySnapshots,
-  transactions,
-  rewards,
-  rewardPrices,
-  rewardAddresses,
-  usageMetrics,
-  signatures,
-  exportOperations,
-  exportClaims,
-  exportFiles,
-  exportedTransactions,
-  jobRuns,
-  rejectedRecords,
-  upstreamDrift,
-  syncState,
-  transactionSummaries,
-  rewardSummaries,
-  rewardValueSummaries,
-  usageSummaries,
-  jobSummaries,
-  exportSummaries,
-  exportStatusCounts,
-  exportFileCounts,
-};

@@ -15,7 +15,7 @@ import {
   timestamp,
 } from 'drizzle-orm/pg-core';
 import { type BuiltColumns, buildColumns, type KindBuilders, type Table } from './columns.js';
-import { tables } from './description.js';
+import * as tables from './description.js';
 
 /*
  * The PostgreSQL tables, built from description.ts as schema.ts builds the SQLite ones: the same

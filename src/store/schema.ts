@@ -11,7 +11,7 @@ import {
   text,
 } from 'drizzle-orm/sqlite-core';
 import { type BuiltColumns, buildColumns, type KindBuilders, type Table } from './columns.js';
-import { tables } from './description.js';
+import * as tables from './description.js';
 
 /*
  * The SQLite tables, built from description.ts (read it for what each table and column means);

@@ -4,7 +4,7 @@ import * as schema from './schema.js';
 import * as pgSchema from './schema.pg.js';
 import type { Sql } from './sql.js';
 
-/** Every table of the SQLite schema, in the order description.ts declares them. */
+/** Every table of the SQLite schema, by TypeScript name in alphabetical order (a module namespace's). */
 export function schemaTables(): SQLiteTable[] {
   return Object.values(schema);
 }
