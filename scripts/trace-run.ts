@@ -6,6 +6,7 @@
  * summary is out, so what ran only at import or start-up is not counted; a module's top level is
  * never counted, only its functions. The simulator stands for the Data API and is left out.
  *
+ * `--functions`: also prints, per file, the named functions that ran.
  * `--check`: compares the list with the one written in docs/development.md ("The path of one run")
  * and exits 1 when they differ.
  */
@@ -14,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -28,7 +29,6 @@ interface ScriptCoverage {
 }
 
 const session = new Session();
-session.connect();
 function post<T>(method: string, params?: object): T {
   let result: T | undefined;
   let error: Error | null = null;
@@ -41,11 +41,9 @@ function post<T>(method: string, params?: object): T {
   if (result === undefined) throw new Error(`${method}: no synchronous answer from the inspector`);
   return result;
 }
-post('Profiler.enable');
-post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
 
 /** Reads the call counts since the last read (V8 resets them) and keeps the project files whose functions ran. */
-function filesRun(): string[] {
+function filesRun(print = false): string[] {
   const { result } = post<{ result: ScriptCoverage[] }>('Profiler.takePreciseCoverage');
   const files = new Set<string>();
   for (const script of result) {
@@ -57,11 +55,18 @@ function filesRun(): string[] {
       (f) => !(f.functionName === '' && f.ranges[0]?.startOffset === 0) && (f.ranges[0]?.count ?? 0) > 0,
     );
     if (ran) files.add(file);
+    if (ran && print) {
+      const names = script.functions.filter((f) => f.functionName && (f.ranges[0]?.count ?? 0) > 0);
+      console.log(`${file}: ${names.map((f) => f.functionName).join(', ')}`);
+    }
   }
   return [...files].sort();
 }
 
 async function traceRun(): Promise<string[]> {
+  session.connect();
+  post('Profiler.enable');
+  post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
   // Imported once the coverage is on, so every function has its counter.
   const cron = (await import('node-cron')).default;
   const { jobs } = await import('../jobs/index.js');
@@ -109,7 +114,7 @@ async function traceRun(): Promise<string[]> {
         throw new Error(`the traced run did not store a row: ${JSON.stringify(summary)}`);
       }
       // The worker hands the outcome back to BullMQ after this call: let it finish.
-      setTimeout(() => done(filesRun()), 200);
+      setTimeout(() => done(filesRun(process.argv.includes('--functions'))), 200);
     },
   });
   try {
@@ -142,29 +147,30 @@ async function traceRun(): Promise<string[]> {
   }
 }
 
-/** The file list recorded in docs/development.md: the fenced block after "The path of one run". */
+/** The files docs/development.md's "The path of one run" names: one numbered item each, the file first. */
 export function documentedPath(markdown: string): string[] {
   const section = markdown.split(/^### The path of one run$/m)[1]?.split(/^#{2,3} /m)[0] ?? '';
-  const block = /```text\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-  return block
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => /^(src|jobs)\//.test(l));
+  return [...section.matchAll(/^\d+\. `((?:src|jobs)\/[^`]+)`/gm)].map((m) => m[1]!);
 }
 
-const files = await traceRun();
-session.disconnect();
-if (process.argv.includes('--check')) {
-  const documented = documentedPath(readFileSync(join(root, 'docs/development.md'), 'utf8')).sort();
-  const missing = files.filter((f) => !documented.includes(f));
-  const extra = documented.filter((f) => !files.includes(f));
-  if (missing.length + extra.length > 0) {
-    console.error(
-      `docs/development.md's path of one run differs from the trace:\n  not in the doc: ${missing.join(', ') || '-'}\n  not on the path: ${extra.join(', ') || '-'}`,
-    );
-    process.exit(1);
+async function main(): Promise<void> {
+  const files = await traceRun();
+  session.disconnect();
+  console.log(`${files.length} files on one run of transactions (cron slot to stored row):`);
+  for (const f of files) console.log(f);
+  if (process.argv.includes('--check')) {
+    const documented = documentedPath(readFileSync(join(root, 'docs/development.md'), 'utf8'));
+    const missing = files.filter((f) => !documented.includes(f));
+    const extra = documented.filter((f) => !files.includes(f));
+    if (missing.length + extra.length > 0) {
+      console.error(
+        `docs/development.md's path of one run differs from the trace:\n  not in the doc: ${missing.join(', ') || '-'}\n  not on the path: ${extra.join(', ') || '-'}`,
+      );
+      process.exit(1);
+    }
   }
+  process.exit(0);
 }
-console.log(`${files.length} files on one run of transactions (cron slot to stored row):`);
-for (const f of files) console.log(f);
-process.exit(0);
+
+// Imported (the docs test reads documentedPath), it traces nothing.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
