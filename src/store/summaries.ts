@@ -1,5 +1,5 @@
 /**
- * The metrics summaries (schema.ts, drizzle/<dialect>/*_metrics_summaries.sql). Reads: every one costs a few
+ * The metrics summaries (description.ts, drizzle/<dialect>/*_metrics_summaries.sql). Reads: every one costs a few
  * index lookups, whatever the size of the big tables, because a scrape calls them. Writers: the
  * transactions page summary (called by `upsertTransactions`), the export summaries (after an
  * exports run) and the rebuild; never during a scrape.
