@@ -99,8 +99,10 @@ async function traceRun(): Promise<string[]> {
     },
   });
   let done: (files: string[]) => void = () => {};
-  const traced = new Promise<string[]>((resolve) => {
+  let fail: (err: Error) => void = () => {};
+  const traced = new Promise<string[]>((resolve, reject) => {
     done = resolve;
+    fail = reject;
   });
   let slotAt: number | undefined;
   const service = await startService(config, {
@@ -111,7 +113,8 @@ async function traceRun(): Promise<string[]> {
     onRun: (summary) => {
       if (summary.job !== 'transactions' || slotAt === undefined) return;
       if (summary.status !== 'succeeded' || summary.rowsWritten === 0) {
-        throw new Error(`the traced run did not store a row: ${JSON.stringify(summary)}`);
+        fail(new Error(`the traced run did not store a row: ${JSON.stringify(summary)}`));
+        return;
       }
       // The worker hands the outcome back to BullMQ after this call: let it finish.
       setTimeout(() => done(filesRun(process.argv.includes('--functions'))), 200);

@@ -42,6 +42,9 @@ export type Kind =
   | 'decimalSum'
   | 'identity';
 
+/** The value a column of kind K holds in a row (its default is one). */
+type Value<K extends Kind> = K extends 'text' | 'decimal' | 'timestamp' | 'json' ? string : number;
+
 /** A column, written as Drizzle's builders write one (`text('name').notNull()`), for both databases. */
 export class Column<
   K extends Kind = Kind,
@@ -64,7 +67,7 @@ export class Column<
   notNull(): Column<K, true, IsDefaulted, IsKey> {
     return new Column(this.kind, this.name, { ...this.options, notNull: true });
   }
-  default(value: string | number): Column<K, IsNotNull, true, IsKey> {
+  default(value: Value<K>): Column<K, IsNotNull, true, IsKey> {
     return new Column(this.kind, this.name, { ...this.options, default: value });
   }
   primaryKey(): Column<K, true, IsDefaulted, true> {

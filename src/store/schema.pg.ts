@@ -61,6 +61,7 @@ const postgres = Object.fromEntries(
   Object.entries(tables).map(([prop, table]) => [prop, pgTableOf(table)]),
 ) as { [P in keyof typeof tables]: PgTableOf<(typeof tables)[P]> };
 
+// drizzle-kit reads a module's named exports: one per described table (test/unit/store-schema.test.ts).
 export const {
   supplySnapshots,
   transactions,

@@ -55,6 +55,7 @@ const sqlite = Object.fromEntries(
   Object.entries(tables).map(([prop, table]) => [prop, sqliteTableOf(table)]),
 ) as { [P in keyof typeof tables]: SqliteTableOf<(typeof tables)[P]> };
 
+// drizzle-kit reads a module's named exports: one per described table (test/unit/store-schema.test.ts).
 export const {
   supplySnapshots,
   transactions,
