@@ -31,8 +31,3 @@ export const retries = {
   attempts: 3,
   backoff: { type: 'exponential', delay: 15_000, jitter: 0.5 },
 } satisfies JobsOptions;
-
-/** The BullMQ job id of a cron slot: job name and slot time. (BullMQ ids cannot contain ':'.) */
-export function slotJobId(job: string, slot: Date): string {
-  return `${job}|${slot.getTime()}`;
-}
