@@ -1,13 +1,17 @@
 import type { Job } from '../src/kernel/index.js';
-import { exportPollDefinition, exportsDefinition } from './exports.js';
-import { maintenanceJob } from './maintenance.js';
-import { rewardsJob } from './rewards.js';
-import { signaturesJob } from './signatures.js';
-import { supplyJob } from './supply.js';
-import { transactionsJob } from './transactions.js';
-import { usageMetricsJob } from './usage-metrics.js';
+import { exportPollDefinition, exportsDefinition } from './exports.definition.js';
+import { maintenanceJob } from './maintenance.definition.js';
+import { rewardsJob } from './rewards.definition.js';
+import { signaturesJob } from './signatures.definition.js';
+import { supplyJob } from './supply.definition.js';
+import { transactionsJob } from './transactions.definition.js';
+import { usageMetricsJob } from './usage-metrics.definition.js';
 
-/** Every job the collector knows: adding one is a file in jobs/ and a line here. */
+/**
+ * Every job the collector knows: adding one is its definition and its handler in jobs/ and a line
+ * here. The definitions are light (no store, no HTTP client): a command that only reads them, as
+ * `config check` and `plan` do, never loads what the handlers run on.
+ */
 export const jobs: readonly Job[] = [
   supplyJob,
   transactionsJob,

@@ -1,6 +1,6 @@
+/** The maintenance job's handler; its definition (name, config key, cost) is maintenance.definition.ts. */
 import { FOREVER, RETAINED_TABLES, type Retention, type RetentionConfig } from '../src/config/index.js';
 import type { JobHandler } from '../src/kernel/index.js';
-import { defineJob } from '../src/kernel/index.js';
 import {
   type PruneOptions,
   pruneExportedTransactions,
@@ -61,12 +61,3 @@ export const maintenance: JobHandler<MaintenancePayload> = async (payload, ctx) 
   }
   await ctx.store.reclaimSpace(pruned);
 };
-
-export const maintenanceJob = defineJob({
-  name: 'maintenance',
-  configKey: 'maintenance',
-  prunes: true,
-  handler: maintenance,
-  payload: (section, _args, config) => ({ retention: config.retention, batchSize: section.batchSize }),
-  cost: () => ({ steady: {}, worst: {}, note: 'no requests: prunes by `retention`' }),
-});

@@ -1,9 +1,10 @@
+/** The rewards job's handler; its definition (name, config key, cost, streams) is rewards.definition.ts. */
 import type { RewardsJobConfig } from '../src/config/index.js';
 import type { JobHandler } from '../src/kernel/index.js';
-import { contextOf, defineJob, type RestoreRecord, withoutSchedule } from '../src/kernel/index.js';
+import { contextOf, type RestoreRecord } from '../src/kernel/index.js';
 import { upsertRewards } from '../src/store/index.js';
 import { syncNewestFirst } from '../src/sync/newest-first.js';
-import { REWARDS_JOB, rewardQueries, rewardStreams } from '../src/sync/reward-streams.js';
+import { REWARDS_JOB, rewardStreams } from '../src/sync/reward-streams.js';
 import { canonicalNetwork, type HistoricalReward, recheckRecord } from '../src/upstream/index.js';
 
 export {
@@ -72,34 +73,9 @@ export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
 };
 
 /** A reward set aside, checked again: stored with its price and addresses when it passes. */
-const restore: RestoreRecord = async (tx, record, at) => {
+export const restore: RestoreRecord = async (tx, record, at) => {
   const checked = recheckRecord('rewards', record.raw);
   if (!checked.ok) return { rejected: checked.rejected };
   const network = String(contextOf(record)['network'] ?? 'mainnet');
   return { stored: await upsertRewards(tx, network, [checked.value], at) };
 };
-
-export const rewardsJob = defineJob({
-  name: REWARDS_JOB,
-  configKey: 'rewards',
-  table: 'rewards',
-  handler: rewards,
-  restore,
-  payload: (section) => withoutSchedule(section),
-  streams: (section) =>
-    rewardStreams(section).map(({ kind, ids, scope }) => ({
-      scope,
-      label: `${ids.length} ${kind === 'addresses' ? 'address(es)' : 'node id(s)'} from ${ids[0] ?? ''}, ${section.currency}`,
-      firstRun: { rewards: section.maxPages },
-      reads: `the whole history again, newest first, ${section.maxPages} page(s) (maxPages) a run until it is complete`,
-      history: { kind, ids: ids.length, pageSize: section.pageSize, maxPages: section.maxPages },
-    })),
-  cost: (section) => {
-    const batches = rewardQueries(section).length;
-    return {
-      steady: { rewards: batches },
-      worst: { rewards: batches * section.maxPages },
-      note: `${batches} batch(es) for ${section.addresses.length} address(es) and ${section.nodeIds.length} node id(s)`,
-    };
-  },
-});

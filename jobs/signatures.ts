@@ -1,6 +1,7 @@
+/** The signatures job's handler; its definition (name, config key, cost) is signatures.definition.ts. */
 import type { SignaturesJobConfig } from '../src/config/index.js';
 import type { JobHandler } from '../src/kernel/index.js';
-import { contextOf, defineJob, type RestoreRecord, withoutSchedule } from '../src/kernel/index.js';
+import { contextOf, type RestoreRecord } from '../src/kernel/index.js';
 import { findRejectedIds, findStoredSignatures, upsertSignature } from '../src/store/index.js';
 import {
   canonicalNetwork,
@@ -66,7 +67,7 @@ export const signatures: JobHandler<SignaturesPayload> = async (payload, ctx) =>
 };
 
 /** A signature set aside, checked again: stored for its transaction when it passes. */
-const restore: RestoreRecord = async (tx, record, at) => {
+export const restore: RestoreRecord = async (tx, record, at) => {
   const checked = recheckRecord('signatures', record.raw);
   if (!checked.ok) return { rejected: checked.rejected };
   const context = contextOf(record);
@@ -74,17 +75,3 @@ const restore: RestoreRecord = async (tx, record, at) => {
   const txHash = String(context['txHash'] ?? '');
   return { stored: await upsertSignature(tx, network, txHash, checked.value.signedMessage, at) };
 };
-
-export const signaturesJob = defineJob({
-  name: 'signatures',
-  configKey: 'signatures',
-  table: 'signatures',
-  handler: signatures,
-  restore,
-  payload: (section) => withoutSchedule(section),
-  cost: (section) => ({
-    steady: {},
-    worst: { signatures: new Set(section.txHashes).size },
-    note: 'each hash is fetched once; the worst case is the first run',
-  }),
-});

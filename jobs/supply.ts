@@ -1,5 +1,5 @@
+/** The supply job's handler; its definition (name, config key, cost) is supply.definition.ts. */
 import type { JobHandler } from '../src/kernel/index.js';
-import { defineJob } from '../src/kernel/index.js';
 import { insertSupplySnapshot } from '../src/store/index.js';
 
 export type SupplyPayload = Record<string, never>;
@@ -16,12 +16,3 @@ export const supply: JobHandler<SupplyPayload> = async (_payload, ctx) => {
   ctx.countRows(written);
   ctx.noteFindings(recorded);
 };
-
-export const supplyJob = defineJob({
-  name: 'supply',
-  configKey: 'supply',
-  table: 'supply_snapshots',
-  handler: supply,
-  payload: () => ({}),
-  cost: () => ({ steady: { supply: 1 }, worst: { supply: 1 }, rows: { steady: 1, worst: 1 } }),
-});

@@ -1,24 +1,14 @@
-import { FOREVER, type TransactionsJobConfig } from '../src/config/index.js';
+/** The transactions job's handler; its definition (name, config key, cost) is transactions.definition.ts. */
 import type { JobContext, JobHandler } from '../src/kernel/index.js';
-import { contextOf, defineJob, type RestoreRecord, withoutSchedule } from '../src/kernel/index.js';
+import { contextOf, type RestoreRecord } from '../src/kernel/index.js';
 import { upsertTransactions } from '../src/store/index.js';
 import { type NewestFirstOptions, syncNewestFirst } from '../src/sync/newest-first.js';
 import { canonicalNetwork, type Network, recheckRecord, type Transaction } from '../src/upstream/index.js';
+import { type TransactionsPayload, transactionScope } from './transactions.definition.js';
 
-export type TransactionsPayload = Pick<
-  TransactionsJobConfig,
-  'networks' | 'statuses' | 'pageSize' | 'maxPages'
-> & {
-  /** `retention.transactions` in ms: older rows are not written (the maintenance job would prune them). */
-  retention?: number | undefined;
-};
+export type { TransactionsPayload } from './transactions.definition.js';
 
 const txId = (tx: Transaction) => `${tx.chainId}:${tx.txHash}`;
-
-/** The cursor's scope of a (network, status) stream: `mainnet/all`. */
-export function transactionScope(network: Network, status: TransactionsPayload['statuses'][number]): string {
-  return `${canonicalNetwork(network)}/${status}`;
-}
 
 /** One (network, status) stream of the job, as `syncNewestFirst` walks it. */
 export function transactionStream(
@@ -47,7 +37,7 @@ export function transactionStream(
     countRows: ctx.countRows,
     recordFindings: (tx, findings) =>
       ctx.recordFindings(tx, findings, {
-        scope: `${canonicalNetwork(network)}/${status}`,
+        scope: transactionScope(network, status),
         context: { network: canonicalNetwork(network) },
       }),
     noteFindings: ctx.noteFindings,
@@ -79,40 +69,9 @@ export const transactions: JobHandler<TransactionsPayload> = async (payload, ctx
 };
 
 /** A transaction set aside, checked again: stored on its network when it passes (`--retry-rejected`). */
-const restore: RestoreRecord = async (tx, record, at) => {
+export const restore: RestoreRecord = async (tx, record, at) => {
   const checked = recheckRecord('transactions', record.raw);
   if (!checked.ok) return { rejected: checked.rejected };
   const network = String(contextOf(record)['network'] ?? 'mainnet');
   return { stored: await upsertTransactions(tx, network, [checked.value], at) };
 };
-
-export const transactionsJob = defineJob({
-  name: 'transactions',
-  configKey: 'transactions',
-  table: 'transactions',
-  handler: transactions,
-  restore,
-  payload: (section, _args, config) => ({
-    ...withoutSchedule(section),
-    retention: config.retention.transactions === FOREVER ? undefined : config.retention.transactions,
-  }),
-  streams: ({ networks, statuses, maxPages }) =>
-    networks.flatMap((network) =>
-      statuses.map((status) => ({
-        scope: transactionScope(network, status),
-        label: `${canonicalNetwork(network)}, ${status === 'all' ? 'all statuses' : status}`,
-        firstRun: { transactions: maxPages },
-        reads: `the latest ${maxPages} page(s) (maxPages), as a first run: the feed is not an archive, what is older is not read again`,
-      })),
-    ),
-  cost: ({ networks, statuses, maxPages, pageSize }) => {
-    const streams = networks.length * statuses.length;
-    return {
-      steady: { transactions: streams },
-      worst: { transactions: streams * maxPages },
-      note: `${streams} stream(s)`,
-      // A run up to date reads one page a stream: at most that many new rows.
-      rows: { steady: streams * pageSize, worst: streams * maxPages * pageSize },
-    };
-  },
-});

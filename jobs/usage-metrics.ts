@@ -1,22 +1,13 @@
-import { formatDuration } from '../src/config/durations.js';
-import type { UsageMetricsJobConfig, UsageSourceConfig } from '../src/config/index.js';
-import type { JobContext, JobHandler } from '../src/kernel/index.js';
-import {
-  type Calls,
-  contextOf,
-  defineJob,
-  type RestoreRecord,
-  withoutSchedule,
-} from '../src/kernel/index.js';
-import { readCursor, type UsageAnswer, upsertUsageMetrics, writeCursor } from '../src/store/index.js';
-import {
-  canonicalNetwork,
-  type RecordEndpoint,
-  recheckRecord,
-  type WithFindings,
-} from '../src/upstream/index.js';
+/** The usage-metrics job's handler; its definition (name, config key, cost, streams) is usage-metrics.definition.ts. */
 
-export type UsageMetricsPayload = Pick<UsageMetricsJobConfig, 'sources'>;
+import type { JobHandler } from '../src/kernel/index.js';
+import { contextOf, type RestoreRecord } from '../src/kernel/index.js';
+import { readCursor, upsertUsageMetrics, writeCursor } from '../src/store/index.js';
+import type { RecordEndpoint } from '../src/upstream/index.js';
+import { recheckRecord } from '../src/upstream/index.js';
+import { cursorScope, type Series, seriesOf, type UsageMetricsPayload } from './usage-metrics.definition.js';
+
+export type { UsageMetricsPayload } from './usage-metrics.definition.js';
 
 interface UsageCursor {
   /** Start of the newest bucket stored, Unix seconds. */
@@ -24,82 +15,6 @@ interface UsageCursor {
 }
 
 const DAY = 86_400;
-
-/** One request per series: the canonical scope string names the series in the table and the cursor. */
-interface Series {
-  source: UsageSourceConfig['source'];
-  endpoint: 'apiUsageMetrics' | 'primaryNetworkRpcUsageMetrics' | 'subnetRpcUsageMetrics';
-  scope: string;
-  fetch: (
-    range: { startTimestamp: number; endTimestamp: number },
-    ctx: JobContext,
-  ) => Promise<WithFindings<UsageAnswer>>;
-}
-
-/**
- * The query's filters as `key=value&…` in key order (the interval has a key of its own); the network
- * in its canonical name, and the rate-limit bypass token only as "set": it is a secret.
- */
-function scopeOf(query: Record<string, unknown>): string {
-  const parts = Object.entries(query)
-    .filter(([key, value]) => value !== undefined && key !== 'timeInterval')
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([key, value]) => {
-      if (key === 'rlBypassApiToken') return `${key}=set`;
-      if (key === 'network') return `${key}=${canonicalNetwork(String(value))}`;
-      return `${key}=${String(value)}`;
-    });
-  return parts.length ? parts.join('&') : 'all';
-}
-
-export function seriesOf(source: UsageSourceConfig): Series[] {
-  switch (source.source) {
-    case 'dataApi': {
-      const { source: name, lookback: _l, ...query } = source;
-      return [
-        {
-          source: name,
-          endpoint: 'apiUsageMetrics',
-          scope: scopeOf(query),
-          fetch: (range, ctx) =>
-            ctx.client.getApiUsageMetrics({ ...query, ...range }, { signal: ctx.signal }),
-        },
-      ];
-    }
-    case 'primaryNetworkRpc': {
-      const { source: name, lookback: _l, ...query } = source;
-      return [
-        {
-          source: name,
-          endpoint: 'primaryNetworkRpcUsageMetrics',
-          scope: scopeOf(query),
-          fetch: (range, ctx) =>
-            ctx.client.getPrimaryNetworkRpcUsageMetrics({ ...query, ...range }, { signal: ctx.signal }),
-        },
-      ];
-    }
-    case 'subnetRpc': {
-      const { source: name, lookback: _l, chainIds, ...query } = source;
-      const chains = chainIds.length ? chainIds : [undefined];
-      return chains.map((chainId) => ({
-        source: name,
-        endpoint: 'subnetRpcUsageMetrics',
-        scope: scopeOf({ ...query, chainId }),
-        fetch: (range, ctx) =>
-          ctx.client.getSubnetRpcUsageMetrics({ ...query, chainId, ...range }, { signal: ctx.signal }),
-      }));
-    }
-    default: {
-      const never: never = source;
-      throw new Error(`unknown usage-metrics source ${JSON.stringify(never)}`);
-    }
-  }
-}
-
-/** The cursor's scope of a series: `dataApi/hourly/groupBy=requestPath`. */
-function cursorScope(source: UsageSourceConfig, series: Series): string {
-  return `${series.source}/${source.timeInterval}/${series.scope}`;
-}
 
 /**
  * The three usage-metrics endpoints. Each run asks from the newest stored bucket on (the current
@@ -142,7 +57,7 @@ export const usageMetrics: JobHandler<UsageMetricsPayload> = async (payload, ctx
 const USAGE_ENDPOINTS = ['apiUsageMetrics', 'primaryNetworkRpcUsageMetrics', 'subnetRpcUsageMetrics'];
 
 /** A usage value set aside, checked again: stored as a row of its series when it passes. */
-const restore: RestoreRecord = async (tx, record, at) => {
+export const restore: RestoreRecord = async (tx, record, at) => {
   const endpoint = (
     USAGE_ENDPOINTS.includes(record.endpoint) ? record.endpoint : 'apiUsageMetrics'
   ) as Extract<RecordEndpoint, 'apiUsageMetrics'>;
@@ -162,33 +77,3 @@ const restore: RestoreRecord = async (tx, record, at) => {
   };
   return { stored: await upsertUsageMetrics(tx, series, answer, at) };
 };
-
-export const usageMetricsJob = defineJob({
-  name: 'usage-metrics',
-  configKey: 'usageMetrics',
-  table: 'usage_metrics',
-  handler: usageMetrics,
-  restore,
-  payload: (section) => withoutSchedule(section),
-  streams: (section) =>
-    section.sources.flatMap((source) =>
-      seriesOf(source).map((series) => ({
-        scope: cursorScope(source, series),
-        label: `${series.source} ${source.timeInterval}${series.scope === 'all' ? '' : `, ${series.scope}`}`,
-        firstRun: { [series.endpoint]: 1 },
-        reads: `the ${formatDuration(source.lookback)} before the run (lookback) again, in one request; the buckets stored are updated where they changed`,
-      })),
-    ),
-  cost: (section) => {
-    const calls: Calls = {};
-    let series = 0;
-    for (const source of section.sources) {
-      for (const one of seriesOf(source)) {
-        calls[one.endpoint] = (calls[one.endpoint] ?? 0) + 1;
-        series++;
-      }
-    }
-    // A run on the interval's own rhythm brings one new bucket per series and group value.
-    return { steady: calls, worst: calls, rows: { steady: series, worst: series } };
-  },
-});

@@ -23,7 +23,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { runHandler } from '../../src/kernel/index.js';
 import { createSharedBudget } from '../../src/queue/budget.js';
 import { redisSharedParts } from '../../src/queue/redis-backend.js';
-import { collectRewardsBackfill } from '../../src/report/backfill.js';
+import { collectRewardsBackfill } from '../../src/report/backfill-progress.js';
 import { systemClock } from '../../src/runtime/clock.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { openStore } from '../../src/store/index.js';

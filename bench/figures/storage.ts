@@ -24,8 +24,8 @@ import { jobs } from '../../jobs/index.js';
 import { buildPlan } from '../../src/commands/plan.js';
 import { storeLocation } from '../../src/config/index.js';
 import { estimateDisk, STORE_NAMES } from '../../src/report/disk.js';
-import { formatBytes } from '../../src/report/storage.js';
 import { type Dialect, openStore, ROW_BYTES, ROW_BYTES_TOLERANCE } from '../../src/store/index.js';
+import { formatBytes } from '../../src/terminal/units.js';
 import {
   exampleConfig,
   type MeasuredRows,

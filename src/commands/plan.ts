@@ -10,10 +10,10 @@ import {
   historyStart,
 } from '../report/backfill.js';
 import { type DiskEstimate, estimateDisk, formatDisk, keptForeverWarning } from '../report/disk.js';
-import { span } from '../report/status.js';
-import { isSizedTable, ROW_BYTES } from '../store/index.js';
+import { isSizedTable, ROW_BYTES } from '../store/row-sizes.js';
 import { rewardStreams } from '../sync/reward-streams.js';
 import { formatTable } from '../terminal/text-table.js';
+import { span } from '../terminal/units.js';
 import { type EndpointName, endpoints, type TierName } from '../upstream/endpoints.js';
 import { type PlanBudget, planBudget } from './budget.js';
 

@@ -34,12 +34,11 @@ import {
 } from '../upstream/index.js';
 import { ensureLoaded } from './files.js';
 import { describeOperation, type ExportsSettings, iso } from './operation.js';
-import { decideClaim, isRetryableFailure, pollDelayMs, retryBackoffMs } from './policy.js';
+import { decideClaim, EXPORT_POLL_JOB, isRetryableFailure, pollDelayMs, retryBackoffMs } from './policy.js';
 import { followUpRequest } from './requests.js';
 
 export type { ExportsSettings };
-
-export const EXPORT_POLL_JOB = 'export-poll';
+export { EXPORT_POLL_JOB };
 
 const COMPLETED = new Set(['COMPLETED', 'COMPLETED_WITH_WARNING']);
 

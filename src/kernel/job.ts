@@ -124,6 +124,12 @@ export type HandlerOutcome = Promise<JobResult | undefined> | Promise<void>;
 /** A job: a plain function that knows nothing of BullMQ. `run <job>` and the worker both call it. */
 export type JobHandler<P> = (payload: P, ctx: JobContext) => HandlerOutcome;
 
+/**
+ * What a definition runs, imported on first use: a definition is read by every command (`config
+ * check`, `plan`, `--help`'s completions), the code it runs (the store, the HTTP client) only by a run.
+ */
+export type Lazy<T> = () => Promise<T>;
+
 /** Requests of one run, per endpoint (compute units follow from endpoints.ts). */
 export type Calls = Partial<Record<EndpointName, number>>;
 
@@ -210,7 +216,7 @@ export interface Job {
    */
   readonly prunes?: boolean | undefined;
   /** How it stores a record it set aside once it passes (`run <job> --retry-rejected`); none: it sets none aside. */
-  readonly restore: RestoreRecord | undefined;
+  readonly restore: Lazy<RestoreRecord> | undefined;
   /** The section's schedule settings, when the job is configured. */
   schedule(config: Config): { schedule: string; enabled: boolean; runOnStart: boolean } | undefined;
   /** The job bound to a config and job data; undefined when its section is absent. */
@@ -229,7 +235,8 @@ export interface Job {
 export interface JobSpec<K extends keyof JobsConfig, P> {
   name: string;
   configKey: K;
-  handler: JobHandler<P>;
+  /** Its handler, imported when a run starts (`async () => (await import('./x.js')).x`). */
+  handler: Lazy<JobHandler<P>>;
   /** The handler's payload from its config section and the job data (and the whole config, rarely needed). */
   payload: (section: Section<K>, args: JobArgs, config: Config) => P;
   /** Omit for a job only the queue starts. */
@@ -243,8 +250,8 @@ export interface JobSpec<K extends keyof JobsConfig, P> {
   table?: string;
   /** @defaultValue false: true for a job whose runs delete rows (`countRemoved`). */
   prunes?: boolean;
-  /** How it stores a record it set aside, checked again (`run <job> --retry-rejected`). */
-  restore?: RestoreRecord;
+  /** How it stores a record it set aside, checked again (`run <job> --retry-rejected`); imported on use. */
+  restore?: Lazy<RestoreRecord>;
   /** Its streams and their cursors' scopes, for a job that keeps cursors (`reset`). */
   streams?: (section: Section<K>) => Stream[];
 }
@@ -271,7 +278,10 @@ export function defineJob<K extends keyof JobsConfig, P>(spec: JobSpec<K, P>): J
       const payload = spec.payload(section, args, config);
       return {
         name: spec.name,
-        run: (ctx) => spec.handler(payload, ctx),
+        run: async (ctx) => {
+          const handler = await spec.handler();
+          return (await handler(payload, ctx)) ?? undefined;
+        },
         inProcess: spec.inProcess?.(section),
       };
     },

@@ -120,7 +120,7 @@ export async function runJob(job: Job, deps: RunDeps, request: RunRequest): Prom
     return runHandler(
       job.name,
       async (_: undefined, ctx: JobContext) => {
-        await retryRejectedRecords(job.name, restore, ctx);
+        await retryRejectedRecords(job.name, await restore(), ctx);
       },
       undefined,
       deps,

@@ -37,8 +37,11 @@ function matcher(expression: string, timezone: string): (date: Date) => boolean 
 }
 
 export function readCron(expression: string, timezone = 'UTC'): CronReading {
-  const match = matcher(expression, timezone);
-  const next = new Cron(expression, { timezone, domAndDow: true, paused: true });
+  // Built on first use: node-cron's task sets up its timezone formatters (milliseconds), and `plan`
+  // (`config check`'s summary) counts the runs of plain expressions without asking either.
+  let matchIn: ((date: Date) => boolean) | undefined;
+  const match = (date: Date) => (matchIn ??= matcher(expression, timezone))(date);
+  let next: Cron | undefined;
   const fields = cron.parse(expression);
   const slotsPerDay = fields.second.length * fields.minute.length * fields.hour.length;
   // The matcher formats every date it is asked about in its timezone (tens of µs): `config check`'s
@@ -65,6 +68,7 @@ export function readCron(expression: string, timezone = 'UTC'): CronReading {
     timezone,
     matches: match,
     nextAfter(from) {
+      next ??= new Cron(expression, { timezone, domAndDow: true, paused: true });
       const at = next.nextRun(from);
       if (!at) throw new Error(`cron expression "${expression}" never fires after ${from.toISOString()}`);
       return at;

@@ -1,11 +1,6 @@
 import { historyMs } from '../config/durations.js';
-import type { Config } from '../config/index.js';
-import { readCron } from '../queue/schedule.js';
-import { isoOfMs, isoOfSeconds } from '../runtime/clock.js';
-import { readCursor, type Store } from '../store/index.js';
-import { backfillComplete, type NewestFirstCursor } from '../sync/newest-first.js';
-import { REWARDS_JOB, rewardStreams } from '../sync/reward-streams.js';
-import { canonicalNetwork, endpoints } from '../upstream/index.js';
+import { isoOfMs } from '../runtime/clock.js';
+import { endpoints } from '../upstream/endpoints.js';
 
 /**
  * How far the first backfill of each rewards batch got, and when it should end. The first run of
@@ -159,69 +154,5 @@ export function estimateBackfill(
     seconds: Math.ceil(seconds),
     limitedBy: pagesLeft === 0 ? 'nothing left' : schedule > budget ? 'schedule' : 'budget',
     finishesAt: pagesLeft === 0 ? null : isoOfMs(o.nowMs + Math.ceil(seconds) * 1000),
-  };
-}
-
-/** The backfill of the configured rewards batches, or undefined without a rewards job. */
-export async function collectRewardsBackfill(
-  config: Config,
-  store: Store | undefined,
-  o: { nowMs: number; spentToday: number; history?: string | undefined },
-): Promise<RewardsBackfill | undefined> {
-  const job = config.jobs.rewards;
-  if (!job) return undefined;
-  const startMs = historyStart(o.history, o.nowMs);
-  const startSec = startMs / 1000;
-  const nowSec = o.nowMs / 1000;
-  const batches: BatchBackfill[] = [];
-  for (const [i, s] of rewardStreams(job).entries()) {
-    const cursor = store ? await readCursor<NewestFirstCursor>(store, REWARDS_JOB, s.scope) : undefined;
-    const p = cursor?.backfill;
-    const started = cursor !== undefined;
-    const complete = backfillComplete(cursor);
-    const estimated =
-      p?.oldest && p.newest
-        ? pagesLeftOf(
-            { items: p.items, oldestSec: p.oldest.ts, newestSec: p.newest.ts },
-            startSec,
-            job.pageSize,
-          )
-        : undefined;
-    batches.push({
-      kind: s.kind,
-      batch: i + 1,
-      ids: s.ids.length,
-      firstId: s.ids[0] ?? '',
-      started,
-      complete,
-      pages: p?.pages ?? 0,
-      rewards: p?.items ?? 0,
-      oldestReward: p?.oldest ? isoOfSeconds(p.oldest.ts) : null,
-      pagesLeft: complete
-        ? 0
-        : (estimated ??
-          assumedPages(s.kind, s.ids.length, (p?.oldest?.ts ?? nowSec) - startSec, job.pageSize)),
-    });
-  }
-  const budget = {
-    computeUnitsPerMinute: config.budget.computeUnitsPerMinute,
-    computeUnitsPerDay: config.budget.computeUnitsPerDay,
-    spentToday: o.spentToday,
-  };
-  return {
-    network: canonicalNetwork(job.network),
-    currency: job.currency,
-    historyStart: new Date(startMs).toISOString(),
-    complete: batches.every((b) => b.complete),
-    batches,
-    budget,
-    estimate: estimateBackfill(batches, {
-      perMinute: budget.computeUnitsPerMinute,
-      perDay: budget.computeUnitsPerDay,
-      spentToday: o.spentToday,
-      nowMs: o.nowMs,
-      maxPages: job.maxPages,
-      runsPerDay: job.enabled ? readCron(job.schedule, config.service.timezone).runsPerDay() : 0,
-    }),
   };
 }

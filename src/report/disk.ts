@@ -8,7 +8,7 @@
 import { FOREVER, RETAINED_TABLES, type RetentionConfig, STARTER_RETENTION } from '../config/index.js';
 import type { Dialect } from '../store/index.js';
 import { formatTable } from '../terminal/text-table.js';
-import { formatBytes } from './storage.js';
+import { formatBytes } from '../terminal/units.js';
 
 const DAY_MS = 86_400_000;
 

@@ -16,8 +16,10 @@ import {
   sumComputeUnitsSince,
 } from '../store/index.js';
 import { formatTable } from '../terminal/text-table.js';
+import { span } from '../terminal/units.js';
 
-import { collectRewardsBackfill, type RewardsBackfill } from './backfill.js';
+import type { RewardsBackfill } from './backfill.js';
+import { collectRewardsBackfill } from './backfill-progress.js';
 import { collectStorage, formatStorage, shownTime, type TableStatus } from './storage.js';
 
 /**
@@ -216,15 +218,6 @@ function when(iso: string | null | undefined, now: Date): string {
 }
 
 const count = (n: number) => n.toLocaleString('en');
-
-/** "3d 4h", "2h 5m", "40s": a duration for people. */
-export function span(seconds: number): string {
-  const s = Math.round(seconds);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
-  if (s < 86_400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
-  return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3600)}h`;
-}
 
 function formatBackfill(b: RewardsBackfill, now: Date): string[] {
   const e = b.estimate;

@@ -9,6 +9,7 @@ import { forTerminal } from '../escape/terminal.js';
 import type { JobList } from '../kernel/index.js';
 import { countRowsPerTable, readOldestKept, readRunsWrittenSince, type Store } from '../store/index.js';
 import { formatTable } from '../terminal/text-table.js';
+import { formatBytes } from '../terminal/units.js';
 
 const DAY_MS = 86_400_000;
 /** The window the growth is averaged over. */
@@ -95,19 +96,6 @@ export async function collectStorage(jobs: JobList, store: Store, now: Date): Pr
     })),
     prunedPerDay: prunedSince ? Math.round(perDay(pruned, prunedSince)) : 0,
   };
-}
-
-/** 1536 → "1.5 KiB" */
-export function formatBytes(n: number | undefined): string {
-  if (n === undefined) return '-';
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return u === 0 ? `${v} B` : `${v.toFixed(1)} ${units[u]}`;
 }
 
 /** An ISO time as `2025-06-15 12:00:00Z`; anything else (`invalid: …`) as it is, shown safely. */

@@ -1,5 +1,5 @@
 import { getTableColumns } from 'drizzle-orm';
-import { canonicalNetwork, type HistoricalReward } from '../upstream/index.js';
+import { bareAddress, canonicalNetwork, type HistoricalReward } from '../upstream/index.js';
 import { rewardAddresses, rewardPrices, rewards } from './schema.js';
 import type { Sql } from './sql.js';
 import { createUpsert } from './upsert.js';
@@ -7,10 +7,7 @@ import { createUpsert } from './upsert.js';
 type Row = typeof rewards.$inferInsert;
 type PriceRow = typeof rewardPrices.$inferInsert;
 
-/** Addresses as the API returns them, without a `P-`/`X-` chain prefix. */
-export function bareAddress(address: string): string {
-  return address.replace(/^[PX]-/, '');
-}
+export { bareAddress };
 
 export function rewardRow(reward: HistoricalReward, network: string, seenAt: string): Row {
   return {

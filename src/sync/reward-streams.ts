@@ -5,8 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { RewardsJobConfig } from '../config/index.js';
-import { bareAddress } from '../store/index.js';
-import { canonicalNetwork } from '../upstream/index.js';
+import { bareAddress, canonicalNetwork } from '../upstream/endpoints.js';
 
 /**
  * The rewards job's name, which keys its cursors in sync_state: jobs/rewards.ts names itself with it,

@@ -85,6 +85,11 @@ export function addressHrp(network: Network): 'avax' | 'fuji' {
   return network === 'mainnet' ? 'avax' : 'fuji';
 }
 
+/** Addresses as the API returns them, without a `P-`/`X-` chain prefix. */
+export function bareAddress(address: string): string {
+  return address.replace(/^[PX]-/, '');
+}
+
 /** `testnet` and `fuji` name the same network; the collector stores and keys it as `fuji`. */
 export function canonicalNetwork(network: string): string {
   return network === 'testnet' ? 'fuji' : network;

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ExportsPayload, exportPollDefinition, exportsDefinition } from '../../jobs/exports.js';
+import { exportPollDefinition, exportsDefinition } from '../../jobs/exports.definition.js';
+import type { ExportsPayload } from '../../jobs/exports.js';
 import type { Config } from '../../src/config/index.js';
 import { type ProgressSink, runJob } from '../../src/kernel/index.js';
 import type { CsvColumnSpec, CsvDefect } from '../../src/simulator/csv.js';

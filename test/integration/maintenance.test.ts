@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { maintenance, maintenanceJob } from '../../jobs/maintenance.js';
-import { supplyJob } from '../../jobs/supply.js';
-import { transactionsJob } from '../../jobs/transactions.js';
-import { usageMetricsJob } from '../../jobs/usage-metrics.js';
+import { maintenanceJob } from '../../jobs/maintenance.definition.js';
+import { maintenance } from '../../jobs/maintenance.js';
+import { supplyJob } from '../../jobs/supply.definition.js';
+import { transactionsJob } from '../../jobs/transactions.definition.js';
+import { usageMetricsJob } from '../../jobs/usage-metrics.definition.js';
 import type { Config } from '../../src/config/index.js';
 import { storeLocation } from '../../src/config/index.js';
 import { type Job, type RunSummary, runHandler, runJob } from '../../src/kernel/index.js';

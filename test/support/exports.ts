@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { expect } from 'vitest';
+import { exportsInProcess } from '../../jobs/exports.definition.js';
 import {
   type ExportPollPayload,
   type ExportsPayload,
   exportPollJob,
-  exportsInProcess,
   exportsJob,
 } from '../../jobs/exports.js';
 import {

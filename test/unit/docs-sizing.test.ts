@@ -5,8 +5,8 @@ import { jobs } from '../../jobs/index.js';
 import { buildPlan } from '../../src/commands/plan.js';
 import { RETAINED_TABLES } from '../../src/config/index.js';
 import { estimateDisk, formatDisk } from '../../src/report/disk.js';
-import { formatBytes } from '../../src/report/storage.js';
 import { isSizedTable, ROW_BYTES, SIZED_TABLES } from '../../src/store/index.js';
+import { formatBytes } from '../../src/terminal/units.js';
 import { onlyCodeSpan, sections, tableRows } from '../support/markdown.js';
 import { exampleConfig, SIZING_RETENTION } from '../support/row-sizes.js';
 

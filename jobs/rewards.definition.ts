@@ -1,0 +1,28 @@
+/** The rewards job's definition; its handler is jobs/rewards.ts, imported when a run starts. */
+import { defineJob, withoutSchedule } from '../src/kernel/job.js';
+import { REWARDS_JOB, rewardQueries, rewardStreams } from '../src/sync/reward-streams.js';
+
+export const rewardsJob = defineJob({
+  name: REWARDS_JOB,
+  configKey: 'rewards',
+  table: 'rewards',
+  handler: async () => (await import('./rewards.js')).rewards,
+  restore: async () => (await import('./rewards.js')).restore,
+  payload: (section) => withoutSchedule(section),
+  streams: (section) =>
+    rewardStreams(section).map(({ kind, ids, scope }) => ({
+      scope,
+      label: `${ids.length} ${kind === 'addresses' ? 'address(es)' : 'node id(s)'} from ${ids[0] ?? ''}, ${section.currency}`,
+      firstRun: { rewards: section.maxPages },
+      reads: `the whole history again, newest first, ${section.maxPages} page(s) (maxPages) a run until it is complete`,
+      history: { kind, ids: ids.length, pageSize: section.pageSize, maxPages: section.maxPages },
+    })),
+  cost: (section) => {
+    const batches = rewardQueries(section).length;
+    return {
+      steady: { rewards: batches },
+      worst: { rewards: batches * section.maxPages },
+      note: `${batches} batch(es) for ${section.addresses.length} address(es) and ${section.nodeIds.length} node id(s)`,
+    };
+  },
+});
