@@ -1,6 +1,6 @@
 import { defineConfig } from 'drizzle-kit';
 
-// Generates drizzle/postgres/ from the PostgreSQL twin of the schema; needs no database.
+// Generates drizzle/postgres/ from the PostgreSQL tables (built from src/store/description.ts); needs no database.
 export default defineConfig({
   dialect: 'postgresql',
   schema: './src/store/schema.pg.ts',

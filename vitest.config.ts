@@ -22,6 +22,8 @@ const storeTests = {
     'test/integration/tls.test.ts',
     // The queue's failover is under test, not the store.
     'test/faults/sentinel-failover.test.ts',
+    // The traced run is on SQLite by definition (docs/development.md's path of one run).
+    'test/integration/trace-run.test.ts',
   ],
 };
 

@@ -16,7 +16,7 @@ import { storeLocation } from '../src/config/index.js';
 import { type JobContext, type RunDeps, silentProgress } from '../src/kernel/index.js';
 import { systemClock } from '../src/runtime/clock.js';
 import { createLogger } from '../src/runtime/logger.js';
-import { NOTHING_RECORDED, openStore, type Sql, type Store, sqliteConnection } from '../src/store/index.js';
+import { NOTHING_RECORDED, openSqliteConnection, openStore, type Store } from '../src/store/index.js';
 import { syncNewestFirst } from '../src/sync/newest-first.js';
 import { createDataApiClient, type Page, type Transaction } from '../src/upstream/index.js';
 import { tempDir } from '../test/support/tmp.js';
@@ -59,10 +59,21 @@ export async function collectorDeps(
   };
 }
 
-/** The better-sqlite3 connection of a SQLite store, for the raw baselines (which are SQLite's). */
-export function rawSqlite(sql: Sql): Database.Database {
-  const db = sqliteConnection(sql);
-  if (!db) throw new Error('a raw better-sqlite3 baseline needs a SQLite store');
+const rawConnections = new WeakMap<Store, Database.Database>();
+
+/**
+ * A better-sqlite3 connection of its own on a SQLite store's file, set up as the store's, for the raw
+ * baselines (which are SQLite's); one per store, left to the process's exit.
+ */
+export function rawSqlite(store: Store): Database.Database {
+  if (store.dialect !== 'sqlite' || store.location === ':memory:') {
+    throw new Error('a raw better-sqlite3 baseline needs a SQLite file');
+  }
+  let db = rawConnections.get(store);
+  if (!db) {
+    db = openSqliteConnection(store.location);
+    rawConnections.set(store, db);
+  }
   return db;
 }
 

@@ -10,7 +10,6 @@ import {
   pruneSupplySnapshots,
   pruneTransactions,
   pruneUsageMetrics,
-  reclaimSpace,
   type Store,
 } from '../src/store/index.js';
 
@@ -60,7 +59,7 @@ export const maintenance: JobHandler<MaintenancePayload> = async (payload, ctx) 
     ctx.log.debug({ table, removed }, 'table pruned');
     pruned.push(table);
   }
-  await reclaimSpace(ctx.store, pruned);
+  await ctx.store.reclaimSpace(pruned);
 };
 
 export const maintenanceJob = defineJob({

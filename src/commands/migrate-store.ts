@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { isPostgresUrl, maskDatabaseUrl, storeLocation } from '../config/index.js';
 import type { CopyStoreResult, TableCopyProgress } from '../store/copy.js';
 import { DatabaseOpenError, databaseProblem } from '../store/errors.js';
-import { hasTable, type Store, type StoreLocation } from '../store/index.js';
+import type { Store, StoreLocation } from '../store/index.js';
 import { failUsage } from './usage.js';
 
 export interface MigrateStoreFlags {
@@ -109,7 +109,7 @@ async function open(
 /** Whether the collector ever migrated this store: its job_runs table exists. */
 async function holdsCollectorTables(store: Store): Promise<boolean> {
   try {
-    return await hasTable(store, 'job_runs');
+    return await store.hasTable('job_runs');
   } catch (cause) {
     throw new Error(`source ${store.location}: ${cause instanceof Error ? cause.message : String(cause)}`, {
       cause,

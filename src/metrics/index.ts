@@ -31,11 +31,13 @@ import { defineSupplyCollector } from './collectors/supply.js';
 import { defineTransactionsCollector } from './collectors/transactions.js';
 import { defineUsageCollector } from './collectors/usage.js';
 import { createRenderer, type Exposition, negotiate } from './exposition.js';
-import { createOwnMetrics } from './own.js';
+import { createOwnMetrics, type OwnMetrics } from './own.js';
 import { createScrape } from './scrape.js';
 
 export { DEFAULT_SERIES_CAP } from './cap.js';
+export { configuredJobs } from './collectors/jobs.js';
 export { QUEUE_STATES } from './collectors/service.js';
+export { createOwnMetrics, type Observer, type OwnMetrics, observeAll } from './own.js';
 export {
   DEFAULT_READINESS_TIMEOUT_MS,
   type HttpServer,
@@ -76,6 +78,8 @@ export interface MetricsDeps {
   seriesCap?: number;
   /** How long a collector may take on one scrape. @defaultValue 2000 ms */
   collectorTimeoutMs?: number;
+  /** The collector's own counters, created before the store (the service's). @defaultValue those of the configured jobs */
+  own?: OwnMetrics;
 }
 
 /**
@@ -124,7 +128,8 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   const readers: ServiceReaders = {};
   defineServiceCollectors(scrape, config.budget, readers);
 
-  const own = createOwnMetrics(registry, configuredJobs(jobs, config));
+  const own = deps.own ?? createOwnMetrics(configuredJobs(jobs, config));
+  own.register(registry);
   const render = createRenderer(registry);
 
   return {

@@ -1,9 +1,11 @@
 /**
  * The collector's own counters: per process, so with several processes Prometheus sums them
  * (`sum without (instance)`). Series of configured jobs and of every endpoint start at 0, so a
- * first failure shows in `increase()` instead of appearing as a new series at 1.
+ * first failure shows in `increase()` instead of appearing as a new series at 1. They need no
+ * store: the service creates them first and hands them, as one observer, to the client, the worker
+ * and the scheduler; `createMetrics` adds them to its registry.
  */
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Metric, type Registry } from 'prom-client';
 import { RETAINED_TABLES } from '../config/index.js';
 import type { RunSummary } from '../kernel/index.js';
 import { type AttemptEvent, endpointNames, endpoints, REJECT_REASONS } from '../upstream/index.js';
@@ -18,14 +20,21 @@ export { FAILURE_REASONS, type FailureReason } from '../kernel/index.js';
  */
 export const DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-export interface OwnMetrics {
+/** What the service reports as it happens: every finished run, every upstream attempt, every skipped slot. */
+export interface Observer {
   observeRun(s: RunSummary): void;
   observeAttempt(e: AttemptEvent): void;
   observeSkippedSlot(job: string): void;
 }
 
-export function createOwnMetrics(registry: Registry, jobs: readonly string[]): OwnMetrics {
-  const registers = [registry];
+export interface OwnMetrics extends Observer {
+  /** Adds the counters to a registry (the process's, `createMetrics`). */
+  register(registry: Registry): void;
+}
+
+/** The counters of `jobs` (the configured ones), registered nowhere yet. */
+export function createOwnMetrics(jobs: readonly string[]): OwnMetrics {
+  const registers: Registry[] = [];
   const runs = new Counter({
     name: 'glacier_job_runs_total',
     help: 'Job runs finished by this process, per job and outcome (succeeded, failed).',
@@ -107,7 +116,23 @@ export function createOwnMetrics(registry: Registry, jobs: readonly string[]): O
     computeUnits.inc({ endpoint }, 0);
   }
 
+  const all: Metric[] = [
+    runs,
+    failures,
+    rows,
+    pruned,
+    rejected,
+    skipped,
+    requests,
+    retries,
+    rateLimited,
+    computeUnits,
+    duration,
+  ];
   return {
+    register(registry) {
+      for (const metric of all) registry.registerMetric(metric);
+    },
     observeRun(s) {
       runs.inc({ job_name: s.job, outcome: s.status });
       if (s.status === 'failed') failures.inc({ job_name: s.job, reason: s.failure?.reason ?? 'other' });
@@ -126,6 +151,21 @@ export function createOwnMetrics(registry: Registry, jobs: readonly string[]): O
     },
     observeSkippedSlot(job) {
       skipped.inc({ job_name: job });
+    },
+  };
+}
+
+/** One observer telling each of `observers` in turn, those that listen to that event. */
+export function observeAll(...observers: Partial<Observer>[]): Observer {
+  return {
+    observeRun: (s) => {
+      for (const o of observers) o.observeRun?.(s);
+    },
+    observeAttempt: (e) => {
+      for (const o of observers) o.observeAttempt?.(e);
+    },
+    observeSkippedSlot: (job) => {
+      for (const o of observers) o.observeSkippedSlot?.(job);
     },
   };
 }

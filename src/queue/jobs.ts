@@ -57,8 +57,3 @@ export const postgresJobOptions = {
  * budget could not wait out); high enough never to limit on its own.
  */
 export const workerLimiter = { max: 10_000, duration: 1_000 };
-
-/** The BullMQ job id of a cron slot: job name and slot time. (BullMQ ids cannot contain ':'.) */
-export function slotJobId(job: string, slot: Date): string {
-  return `${job}|${slot.getTime()}`;
-}

@@ -3,7 +3,6 @@ import type { Config } from '../config/index.js';
 import type { Job } from '../kernel/job.js';
 import type { Logger } from '../runtime/logger.js';
 import type { CollectorQueue } from './backend.js';
-import { slotJobId } from './jobs.js';
 
 export interface SchedulerOptions {
   config: Config;
@@ -205,4 +204,9 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       await Promise.allSettled([...inFlight]);
     },
   };
+}
+
+/** The BullMQ job id of a cron slot: job name and slot time. (BullMQ ids cannot contain ':'.) */
+export function slotJobId(job: string, slot: Date): string {
+  return `${job}|${slot.getTime()}`;
 }

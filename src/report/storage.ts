@@ -7,13 +7,7 @@
 
 import { forTerminal } from '../escape/terminal.js';
 import type { JobList } from '../kernel/index.js';
-import {
-  countRowsPerTable,
-  readOldestKept,
-  readRunsWrittenSince,
-  readTableSizes,
-  type Store,
-} from '../store/index.js';
+import { countRowsPerTable, readOldestKept, readRunsWrittenSince, type Store } from '../store/index.js';
 import { formatTable } from '../terminal/text-table.js';
 
 const DAY_MS = 86_400_000;
@@ -57,7 +51,7 @@ export async function collectStorage(jobs: JobList, store: Store, now: Date): Pr
   const since = new Date(now.getTime() - GROWTH_DAYS * DAY_MS).toISOString();
   const [counts, sizes, oldest, written] = await Promise.all([
     countRowsPerTable(store),
-    readTableSizes(store),
+    store.tableSizes(),
     readOldestKept(store),
     readRunsWrittenSince(store, since),
   ]);

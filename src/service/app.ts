@@ -1,16 +1,12 @@
 import { untrustedCertificateHint } from '../config/client-tls.js';
 import { type Config, databaseLocation, databaseSetting } from '../config/index.js';
 import type { RunDeps } from '../kernel/index.js';
+import type { Observer } from '../metrics/index.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { configuredLogger, createLogger, type Logger } from '../runtime/logger.js';
 import { packageVersion } from '../runtime/version.js';
 import { DatabaseOpenError, type OpenStoreOptions, openStore, type Store } from '../store/index.js';
-import {
-  type AttemptEvent,
-  type ComputeUnitBudget,
-  createDataApiClient,
-  type DataApiClient,
-} from '../upstream/index.js';
+import { type ComputeUnitBudget, createDataApiClient, type DataApiClient } from '../upstream/index.js';
 import { createLifecycle, type Lifecycle } from './lifecycle.js';
 
 export interface App extends RunDeps {
@@ -28,8 +24,8 @@ export interface AppOverrides {
   clock?: Clock;
   /** The service's shared compute-unit budget; `run` has none. */
   budget?: ComputeUnitBudget;
-  /** Also told every upstream attempt (metrics). */
-  onAttempt?: (e: AttemptEvent) => void;
+  /** Told every upstream attempt (the service's metrics). */
+  observer?: Pick<Observer, 'observeAttempt'>;
   /** Where the app registers the release of what it opens. @defaultValue a lifecycle of its own */
   lifecycle?: Lifecycle;
 }
@@ -53,11 +49,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     retry: { maxAttempts: config.client.maxAttempts },
     clock,
     ...(overrides.budget && { budget: overrides.budget }),
-    onAttempt: (e) => {
-      if (e.willRetry) log.warn({ ...e }, 'upstream attempt failed, retrying');
-      else log.debug({ ...e }, 'upstream attempt');
-      overrides.onAttempt?.(e);
-    },
+    log,
+    ...(overrides.observer && { onAttempt: overrides.observer.observeAttempt }),
   });
   lifecycle.add('http agent', () => client.close());
   return {

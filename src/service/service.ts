@@ -2,8 +2,12 @@ import { type Config, printableDatabaseLocation } from '../config/index.js';
 import { PROGRAM } from '../config/invocation.js';
 import type { JobList, RunSummary } from '../kernel/index.js';
 import {
+  configuredJobs,
   createMetrics,
+  createOwnMetrics,
   type Metrics,
+  type Observer,
+  observeAll,
   QUEUE_STATES,
   type ReadyReport,
   startHttpServer,
@@ -26,7 +30,6 @@ import {
   shippedMigrations,
   sumComputeUnitsSince,
 } from '../store/index.js';
-import type { AttemptEvent } from '../upstream/index.js';
 import { type App, createApp } from './app.js';
 import { createLifecycle, type ReleaseReport } from './lifecycle.js';
 
@@ -38,10 +41,10 @@ export interface ServiceOptions {
   role?: Role;
   log?: Logger;
   clock?: Clock;
-  /** Observers (metrics): every finished run, every skipped slot, every upstream attempt. */
-  onRun?: (summary: RunSummary) => void;
-  onSkippedSlot?: (job: string) => void;
-  onAttempt?: (e: AttemptEvent) => void;
+  /** Also told, after the metrics: every finished run, every skipped slot, every upstream attempt. */
+  onRun?: Observer['observeRun'];
+  onSkippedSlot?: Observer['observeSkippedSlot'];
+  onAttempt?: Observer['observeAttempt'];
   /** Waits of the shared budget (tests run it on a faster clock). @defaultValue real time */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** How often a queue backend that lost its data is looked for (tests). @defaultValue 10 s */
@@ -119,20 +122,26 @@ export async function startService(config: Config, options: ServiceOptions): Pro
           ...(options.sleep && { sleep: options.sleep }),
         })
       : undefined;
-    // The metrics see every upstream attempt; they are created once the database is migrated.
-    let observeAttempt: Metrics['observeAttempt'] | undefined;
-    const app = await createApp(config, {
-      log,
-      clock,
-      lifecycle,
-      ...(budget && { budget }),
-      onAttempt: (e) => {
-        observeAttempt?.(e);
-        options.onAttempt?.(e);
+    // A full disk fails runs, not the service: /readyz says so until a run succeeds again.
+    let diskFull: string | undefined;
+    const watchDisk = (summary: RunSummary) => {
+      const full = diskFullError(summary.error);
+      if (full) diskFull = full.message;
+      else if (summary.status === 'succeeded') diskFull = undefined;
+    };
+    // The counters need no store: one observer, whole before the client, the worker and the scheduler exist.
+    const own = createOwnMetrics(configuredJobs(options.jobs, config));
+    const observer = observeAll(
+      own,
+      { observeRun: watchDisk },
+      {
+        observeRun: options.onRun,
+        observeAttempt: options.onAttempt,
+        observeSkippedSlot: options.onSkippedSlot,
       },
-    });
-    const metrics = createMetrics({ store: app.store, config, jobs: options.jobs, log, clock, role });
-    observeAttempt = metrics.observeAttempt;
+    );
+    const app = await createApp(config, { log, clock, lifecycle, ...(budget && { budget }), observer });
+    const metrics = createMetrics({ store: app.store, config, jobs: options.jobs, log, clock, role, own });
     const epoch = watchEpoch({
       backend,
       prefix,
@@ -157,13 +166,6 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     );
 
     const expectedMigrations = shippedMigrations(app.store.dialect);
-    // A full disk fails runs, not the service: /readyz says so until a run succeeds again.
-    let diskFull: string | undefined;
-    const watchDisk = (summary: RunSummary) => {
-      const full = diskFullError(summary.error);
-      if (full) diskFull = full.message;
-      else if (summary.status === 'succeeded') diskFull = undefined;
-    };
     const readiness = async (): Promise<ReadyReport> => {
       const checks: ReadyReport['checks'] = {};
       const check = async (name: string, fn: () => Promise<void> | void) => {
@@ -211,11 +213,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
           queue,
           deps: app,
           log,
-          onRun: (summary) => {
-            watchDisk(summary);
-            metrics.observeRun(summary);
-            options.onRun?.(summary);
-          },
+          onRun: observer.observeRun,
         })
       : undefined;
     if (worker) lifecycle.add('worker', () => worker.close(grace), { timeoutMs: grace + 5_000 });
@@ -226,10 +224,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         queue,
         log,
         now: () => clock.now(),
-        onSkippedSlot: (job) => {
-          metrics.observeSkippedSlot(job);
-          options.onSkippedSlot?.(job);
-        },
+        onSkippedSlot: observer.observeSkippedSlot,
       });
       scheduler.start();
       // Enqueues still in flight when the backend is away would wait for it for ever: they are abandoned.

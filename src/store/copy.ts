@@ -18,7 +18,6 @@
 
 import { getTableColumns, getTableName, is } from 'drizzle-orm';
 import { getTableConfig, SQLiteInteger, type SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { statementsOf } from './dialects/index.js';
 import { DatabaseWriteError, databaseProblem } from './errors.js';
 import {
   exportFileCounts,
@@ -177,9 +176,7 @@ async function copyTable(
   }
   if (key.length === 1 && key[0]!.autoIncrement) {
     // Every time, not only when rows were inserted: an interrupted run may have inserted them.
-    await on('target', to, `moving the ${name} ids on`, () =>
-      statementsOf(to).afterCopyWithIds(to, name, key[0]!.name),
-    );
+    await on('target', to, `moving the ${name} ids on`, () => to.afterCopyWithIds(name, key[0]!.name));
   }
   return { table: name, read, inserted };
 }

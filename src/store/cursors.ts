@@ -1,5 +1,4 @@
 import { isDeepStrictEqual } from 'node:util';
-import { statementsOf } from './dialects/index.js';
 import { syncState } from './schema.js';
 import type { Sql } from './sql.js';
 import { createUpsert } from './upsert.js';
@@ -65,8 +64,7 @@ export async function advanceCursor(
   next: unknown,
   at: string,
 ): Promise<boolean> {
-  const cas = statementsOf(sql).compareAndSwapCursor;
-  if (cas) return cas(sql, { job, scope, expected, next, at });
+  if (sql.compareAndSwapCursor) return sql.compareAndSwapCursor({ job, scope, expected, next, at });
   const stored = await readCursor(sql, job, scope);
   // As stored: JSON drops undefined members.
   const want: unknown = expected === undefined ? undefined : JSON.parse(JSON.stringify(expected));

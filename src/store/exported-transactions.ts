@@ -1,5 +1,4 @@
 import { getTableColumns } from 'drizzle-orm';
-import { statementsOf } from './dialects/index.js';
 import { exportedTransactions } from './schema.js';
 import type { Sql } from './sql.js';
 
@@ -22,7 +21,7 @@ export interface ExportedTransactionsWriter {
 
 /**
  * Inserts rows with ON CONFLICT DO NOTHING, so a row already loaded (a re-load, an overlapping
- * window) is skipped on its natural key (each dialect's fastest way: src/store/dialects/).
+ * window) is skipped on its natural key (each driver's fastest way: `Sql.insertIgnoringConflicts`).
  */
 export function createExportedTransactionsWriter(): ExportedTransactionsWriter {
   const columns = Object.values(getTableColumns(exportedTransactions)).map((c) => `"${c.name}"`);
@@ -30,7 +29,7 @@ export function createExportedTransactionsWriter(): ExportedTransactionsWriter {
     insert: (tx, rows) =>
       rows.length === 0
         ? Promise.resolve(0)
-        : statementsOf(tx).insertIgnoringConflicts(tx, 'exported_transactions', columns, rows),
+        : tx.insertIgnoringConflicts('exported_transactions', columns, rows),
     markLoaded: async (tx, file) => {
       await tx.run(
         `UPDATE export_files SET rows_loaded = ?, loaded_at = ?, load_status = 'loaded', load_error = NULL,

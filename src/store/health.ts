@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { statementsOf } from './dialects/index.js';
-import type { Sql, Store } from './sql.js';
+import type { Store } from './sql.js';
 import { migrationsFolder } from './sqlite.js';
 
 /**
@@ -9,7 +8,7 @@ import { migrationsFolder } from './sqlite.js';
  * and journal files); PostgreSQL, a read-only server (a standby) or a user without INSERT rights.
  */
 export async function checkWritable(store: Store): Promise<void> {
-  await statementsOf(store).checkWritable(store);
+  await store.checkWritable();
 }
 
 /** How many migrations this version ships for `dialect` (its drizzle journal): read it once. */
@@ -24,11 +23,6 @@ export function shippedMigrations(dialect: Store['dialect']): number {
 
 /** Migrations applied to the store (0 before its first migration). */
 export async function appliedMigrations(store: Store): Promise<number> {
-  if (!(await statementsOf(store).hasTable(store, '__drizzle_migrations'))) return 0;
+  if (!(await store.hasTable('__drizzle_migrations'))) return 0;
   return Number((await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM __drizzle_migrations'))?.n ?? 0);
-}
-
-/** Whether the store holds a table of that name (the collector's tables exist once migrated). */
-export function hasTable(sql: Sql, name: string): Promise<boolean> {
-  return statementsOf(sql).hasTable(sql, name);
 }

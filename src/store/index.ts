@@ -2,7 +2,7 @@ export * from './cursors.js';
 export { DatabaseOpenError, DatabaseWriteError, diskFullError } from './errors.js';
 export * from './exported-transactions.js';
 export * from './exports.js';
-export { appliedMigrations, checkWritable, hasTable, shippedMigrations } from './health.js';
+export { appliedMigrations, checkWritable, shippedMigrations } from './health.js';
 export * from './job-runs.js';
 export { type OpenStoreOptions, openStore } from './open.js';
 export * from './prune.js';
@@ -18,7 +18,7 @@ export type {
   StoreLocation,
   TransactionOptions,
 } from './sql.js';
-export { migrationsFolder, SQLITE_CACHE_KIB, sqliteConnection } from './sqlite.js';
+export { migrationsFolder, openSqliteConnection, SQLITE_CACHE_KIB } from './sqlite.js';
 export * from './storage.js';
 export * from './summaries.js';
 export * from './supply.js';

@@ -14,7 +14,6 @@
  */
 
 import { unlink } from 'node:fs/promises';
-import { statementsOf } from './dialects/index.js';
 import type { Sql, Store } from './sql.js';
 
 export interface PruneOptions {
@@ -36,7 +35,7 @@ async function deleteInBatches(
   params: readonly unknown[],
   o: PruneOptions,
 ): Promise<number> {
-  const text = statementsOf(store).deleteBatch(table, where);
+  const text = store.deleteBatch(table, where);
   let total = 0;
   for (;;) {
     o.signal?.throwIfAborted();
@@ -193,15 +192,4 @@ export async function pruneRejectedRecords(
     );
   }
   return total;
-}
-
-/**
- * Lets the database reuse what was deleted, without a long lock. SQLite: `PRAGMA optimize`, then an
- * incremental vacuum (returns free pages to the file system when the database was created with
- * auto_vacuum = INCREMENTAL, as the collector creates it; older files reuse their free pages for new
- * rows, and shrink only with `VACUUM`, see docs/operations.md), then a WAL checkpoint. PostgreSQL:
- * `ANALYZE` of the pruned tables (autovacuum reclaims the dead rows).
- */
-export function reclaimSpace(store: Store, tables: readonly string[]): Promise<void> {
-  return statementsOf(store).reclaimSpace(store, tables);
 }

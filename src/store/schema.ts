@@ -1,575 +1,83 @@
-import { sql } from 'drizzle-orm';
-import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import type { BuildColumns } from 'drizzle-orm';
+import {
+  index,
+  integer,
+  primaryKey,
+  real,
+  type SQLiteColumn,
+  type SQLiteColumnBuilderBase,
+  type SQLiteTableWithColumns,
+  sqliteTable,
+  text,
+} from 'drizzle-orm/sqlite-core';
+import { type BuiltColumns, buildColumns, type KindBuilders, type Table } from './columns.js';
+import * as tables from './description.js';
 
 /*
- * The tables are part of the user interface: people query them with SQL (docs/database.md, which a
- * test keeps in step with this file).
- * Conventions:
- * - Amounts (wei, nAVAX, AVAX decimals, prices) are TEXT holding the exact decimal the API sent;
- *   cast in SQL (`CAST(amount AS REAL)`) only where a float is acceptable.
- * - Timestamps from the API keep the API's unit (block and reward times in seconds, operation
- *   times in milliseconds) as INTEGER; the collector's own times (`*_at`) are ISO-8601 UTC TEXT.
+ * The SQLite tables, built from description.ts (read it for what each table and column means);
+ * drizzle-kit reads this file to write drizzle/sqlite/.
  */
 
-/** One row per distinct `lastUpdated` of GET /v1/avax/supply. Amounts in AVAX, as decimal text. */
-export const supplySnapshots = sqliteTable('supply_snapshots', {
-  lastUpdated: text('last_updated').primaryKey(),
-  circulatingSupply: text('circulating_supply').notNull(),
-  totalSupply: text('total_supply').notNull(),
-  totalPBurned: text('total_p_burned').notNull(),
-  totalCBurned: text('total_c_burned').notNull(),
-  totalXBurned: text('total_x_burned').notNull(),
-  totalStaked: text('total_staked').notNull(),
-  totalLocked: text('total_locked').notNull(),
-  totalRewards: text('total_rewards').notNull(),
-  genesisUnlock: text('genesis_unlock').notNull(),
-  l1ValidatorFees: text('l1_validator_fees').notNull(),
-  fetchedAt: text('fetched_at').notNull(),
-});
+/** Each kind's SQLite column (columns.ts says what each kind holds). */
+const builders = {
+  text: (name: string) => text(name),
+  decimal: (name: string) => text(name),
+  integer: (name: string) => integer(name),
+  int32: (name: string) => integer(name),
+  timestamp: (name: string) => text(name),
+  json: (name: string) => text(name),
+  real: (name: string) => real(name),
+  decimalSum: (name: string) => integer(name),
+  identity: (name: string) => integer(name).primaryKey({ autoIncrement: true }),
+} satisfies KindBuilders;
 
-/** One row per (chain_id, tx_hash) of GET /v1/transactions: the Transaction resource, flattened. */
-export const transactions = sqliteTable(
-  'transactions',
-  {
-    chainId: text('chain_id').notNull(),
-    txHash: text('tx_hash').notNull(),
-    /** `mainnet` or `fuji` (the API's `testnet` is stored as `fuji`: the same network). */
-    network: text('network').notNull(),
-    blockNumber: text('block_number').notNull(),
-    blockTimestamp: integer('block_timestamp').notNull(),
-    blockTimestampMs: integer('block_timestamp_ms'),
-    blockMinDelayExcess: integer('block_min_delay_excess'),
-    blockHash: text('block_hash').notNull(),
-    blockIndex: integer('block_index').notNull(),
-    txStatus: text('tx_status').notNull(),
-    txType: integer('tx_type').notNull(),
-    gasLimit: text('gas_limit').notNull(),
-    gasUsed: text('gas_used').notNull(),
-    gasPrice: text('gas_price').notNull(),
-    nonce: text('nonce').notNull(),
-    value: text('value').notNull(),
-    fromAddress: text('from_address').notNull(),
-    fromName: text('from_name'),
-    fromSymbol: text('from_symbol'),
-    fromDecimals: integer('from_decimals'),
-    fromLogoUri: text('from_logo_uri'),
-    /** NULL for a contract creation (the API sends no `to`, or `null`). */
-    toAddress: text('to_address'),
-    toName: text('to_name'),
-    toSymbol: text('to_symbol'),
-    toDecimals: integer('to_decimals'),
-    toLogoUri: text('to_logo_uri'),
-    methodCallType: text('method_call_type'),
-    methodHash: text('method_hash'),
-    methodName: text('method_name'),
-    firstSeenAt: text('first_seen_at').notNull(),
-    lastSeenAt: text('last_seen_at').notNull(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.chainId, t.txHash] }),
-    index('transactions_block_timestamp_idx').on(t.blockTimestamp),
-    // "The newest N of a chain" (and a chain over a time range) without sorting the whole chain.
-    index('transactions_chain_time_idx').on(t.chainId, t.blockTimestamp),
-    index('transactions_from_idx').on(t.fromAddress),
-    index('transactions_to_idx').on(t.toAddress),
-  ],
-);
+type SqliteTableOf<T extends Table> = SQLiteTableWithColumns<{
+  name: T['name'];
+  schema: undefined;
+  columns: BuildColumns<T['name'], BuiltColumns<typeof builders, T['columns']>, 'sqlite'>;
+  dialect: 'sqlite';
+}>;
 
-/**
- * One row per reward output of GET /v1/networks/{network}/rewards.
- *
- * Keyed on (network, utxo_id): a reward is paid as one UTXO, and its id is unique per output. Neither
- * `tx_hash` (the staking tx: a delegation yields a DELEGATOR reward and a VALIDATOR_FEE, two outputs)
- * nor `reward_tx_hash` (one reward tx pays several outputs) is unique, and the same output comes back
- * for every address or node id it concerns, so querying by both still stores it once.
- */
-export const rewards = sqliteTable(
-  'rewards',
-  {
-    network: text('network').notNull(),
-    utxoId: text('utxo_id').notNull(),
-    txHash: text('tx_hash').notNull(),
-    rewardTxHash: text('reward_tx_hash').notNull(),
-    outputIndex: integer('output_index').notNull(),
-    nodeId: text('node_id').notNull(),
-    rewardType: text('reward_type').notNull(),
-    /** nAVAX, decimal text. */
-    amountStaked: text('amount_staked').notNull(),
-    startTimestamp: integer('start_timestamp').notNull(),
-    endTimestamp: integer('end_timestamp').notNull(),
-    assetId: text('asset_id').notNull(),
-    assetName: text('asset_name').notNull(),
-    assetSymbol: text('asset_symbol').notNull(),
-    assetDenomination: integer('asset_denomination').notNull(),
-    assetType: text('asset_type').notNull(),
-    /** Smallest units (nAVAX for AVAX), decimal text. */
-    amount: text('amount').notNull(),
-    /** JSON array of the reward's addresses, as sent; query them through reward_addresses. */
-    addresses: text('addresses').notNull(),
-    firstSeenAt: text('first_seen_at').notNull(),
-    lastSeenAt: text('last_seen_at').notNull(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.network, t.utxoId] }),
-    // A node's rewards in time order, without a sort.
-    index('rewards_node_id_idx').on(t.nodeId, t.endTimestamp),
-    index('rewards_end_timestamp_idx').on(t.endTimestamp),
-  ],
-);
+type SqliteColumns = [SQLiteColumn, ...SQLiteColumn[]];
 
-/**
- * The historical price of a reward's token, one row per currency collected: the API prices a reward
- * in the currency asked for, and only once it is older than 24 h, so a reward has no row at first,
- * and one per currency the rewards job has been configured with since. A price is never erased.
- */
-export const rewardPrices = sqliteTable(
-  'reward_prices',
-  {
-    network: text('network').notNull(),
-    utxoId: text('utxo_id').notNull(),
-    /** Lower-case currency code, e.g. `usd`, `eur`. */
-    currency: text('currency').notNull(),
-    /** Price of one whole token at reward time, exact decimal text. */
-    value: text('value').notNull(),
-    fetchedAt: text('fetched_at').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.network, t.utxoId, t.currency] })],
-);
-
-/** Which addresses a reward belongs to: `WHERE address = 'avax1…'`. */
-export const rewardAddresses = sqliteTable(
-  'reward_addresses',
-  {
-    network: text('network').notNull(),
-    utxoId: text('utxo_id').notNull(),
-    address: text('address').notNull(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.network, t.utxoId, t.address] }),
-    // Address first and covering: "the rewards of these addresses" reads only their rows.
-    index('reward_addresses_address_idx').on(t.address, t.network, t.utxoId),
-  ],
-);
-
-/**
- * One row per (source, scope, time interval, group by, bucket, group value) of the three usage-metrics
- * endpoints; re-fetching a bucket updates it (the current bucket is partial until it closes).
- * `group_by` is 'None' and `group_value` '' for ungrouped answers (keys must not be NULL in SQLite).
- */
-export const usageMetrics = sqliteTable(
-  'usage_metrics',
-  {
-    /** `dataApi`, `primaryNetworkRpc` or `subnetRpc`. */
-    source: text('source').notNull(),
-    /** What the series is about, e.g. `org=…`, `network=mainnet`, `chainId=…`, plus filters. */
-    scope: text('scope').notNull(),
-    timeInterval: text('time_interval').notNull(),
-    groupBy: text('group_by').notNull(),
-    /** Bucket start, Unix seconds. */
-    bucketTimestamp: integer('bucket_timestamp').notNull(),
-    groupValue: text('group_value').notNull(),
-    aggregateDuration: text('aggregate_duration').notNull(),
-    totalRequests: real('total_requests').notNull(),
-    apiCreditsUsed: real('api_credits_used').notNull(),
-    requestsPerSecond: real('requests_per_second').notNull(),
-    successRatePercent: real('success_rate_percent').notNull(),
-    medianResponseTimeMsecs: real('median_response_time_msecs').notNull(),
-    invalidRequests: real('invalid_requests').notNull(),
-    apiCreditsWasted: real('api_credits_wasted').notNull(),
-    fetchedAt: text('fetched_at').notNull(),
-  },
-  (t) => [
-    primaryKey({
-      columns: [t.source, t.scope, t.timeInterval, t.groupBy, t.bucketTimestamp, t.groupValue],
+function sqliteTableOf<T extends Table>({ name, columns, constraints }: T): SqliteTableOf<T> {
+  const built = buildColumns(builders, columns) as Record<string, SQLiteColumnBuilderBase>;
+  return sqliteTable(name, built, (self) =>
+    constraints(self).map((c) => {
+      if (c.type === 'primaryKey') return primaryKey({ columns: c.columns as SqliteColumns });
+      const on = index(c.name).on(...(c.columns as SqliteColumns));
+      return c.condition ? on.where(c.condition) : on;
     }),
-  ],
-);
+  ) as unknown as SqliteTableOf<T>;
+}
 
-/** Aggregated signatures by (network, tx_hash). */
-export const signatures = sqliteTable(
-  'signatures',
-  {
-    network: text('network').notNull(),
-    txHash: text('tx_hash').notNull(),
-    signedMessage: text('signed_message').notNull(),
-    fetchedAt: text('fetched_at').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.network, t.txHash] })],
-);
+const sqlite = Object.fromEntries(
+  Object.entries(tables).map(([prop, table]) => [prop, sqliteTableOf(table)]),
+) as { [P in keyof typeof tables]: SqliteTableOf<(typeof tables)[P]> };
 
-/**
- * Every export operation the collector started, with its request and status history. The lifecycle
- * (claims, polls, retries, follow-ups) is described in docs/collection.md (Exports).
- */
-export const exportOperations = sqliteTable(
-  'export_operations',
-  {
-    operationId: text('operation_id').primaryKey(),
-    /** The config definition's name. */
-    exportName: text('export_name').notNull(),
-    /** The window asked for (YYYY-MM-DD); a truncated export's follow-up starts at the parent's next_date. */
-    firstDate: text('first_date').notNull(),
-    lastDate: text('last_date').notNull(),
-    operationType: text('operation_type').notNull(),
-    /** The POST body, as JSON. */
-    request: text('request').notNull(),
-    /**
-     * sha256 of the request without its dates (type and options): a window that failed with
-     * ErrInvalidRequest is asked for again only once the definition, and so this hash, changes.
-     */
-    requestHash: text('request_hash').notNull().default(''),
-    /** 1 for the first try of a window, 2 for its first retry (after ErrInternal or a give-up)... */
-    attempt: integer('attempt').notNull().default(1),
-    status: text('status').notNull(),
-    code: text('code'),
-    message: text('message'),
-    downloadUrl: text('download_url'),
-    nextDate: text('next_date'),
-    /** Upstream times, Unix milliseconds. */
-    createdAtMs: integer('created_at_ms').notNull(),
-    updatedAtMs: integer('updated_at_ms').notNull(),
-    /** JSON array of {status, code?, at}: every status change seen. */
-    statusHistory: text('status_history').notNull(),
-    /** Status reads recorded (GET /v1/operations/{id}); the creation answer is not one. */
-    statusReads: integer('status_reads').notNull().default(0),
-    /** The operation this one continues after WarnTruncatedExport. */
-    followUpOf: text('follow_up_of'),
-    recordedAt: text('recorded_at').notNull(),
-    polledAt: text('polled_at'),
-    /** When the collector stopped polling it: still RUNNING after the `timeout` setting. */
-    gaveUpAt: text('gave_up_at'),
-  },
-  (t) => [
-    index('export_operations_window_idx').on(t.exportName, t.firstDate, t.lastDate),
-    // The operations still to poll, and the failed or given-up ones (docs/database.md).
-    index('export_operations_status_idx').on(t.status),
-    index('export_operations_gave_up_idx').on(t.gaveUpAt).where(sql`${t.gaveUpAt} IS NOT NULL`),
-  ],
-);
-
-/**
- * The claim on a window taken before its POST, in one transaction with the check that no live
- * operation covers it: two passes at once never create the same window twice. `operation_id` is
- * set when the POST answers; a claim still without one after a lease was cut short by a crash.
- */
-export const exportClaims = sqliteTable(
-  'export_claims',
-  {
-    exportName: text('export_name').notNull(),
-    firstDate: text('first_date').notNull(),
-    lastDate: text('last_date').notNull(),
-    requestHash: text('request_hash').notNull(),
-    attempt: integer('attempt').notNull(),
-    /** The truncated operation this window continues, if any. */
-    followUpOf: text('follow_up_of'),
-    claimedAt: text('claimed_at').notNull(),
-    operationId: text('operation_id').unique(),
-    /** The POST was refused (a 4xx): the window is not asked for again until the definition changes. */
-    error: text('error'),
-  },
-  (t) => [primaryKey({ columns: [t.exportName, t.firstDate, t.lastDate, t.requestHash, t.attempt] })],
-);
-
-/** The file downloaded for a finished export, and its load into exported_transactions. */
-export const exportFiles = sqliteTable(
-  'export_files',
-  {
-    operationId: text('operation_id').primaryKey(),
-    path: text('path').notNull(),
-    sizeBytes: integer('size_bytes').notNull(),
-    sha256: text('sha256').notNull(),
-    downloadedAt: text('downloaded_at').notNull(),
-    /** CSV rows in the file (all of them are in exported_transactions once `loaded_at` is set). */
-    rowsLoaded: integer('rows_loaded'),
-    loadedAt: text('loaded_at'),
-    /**
-     * `pending` (not loaded yet), `loaded`, `unsupported` (its header has no usable key: kept, not
-     * read again until `run exports --reload`), `broken` (the copy failed to parse: deleted, to be
-     * downloaded again), `failed` (broken `downloadAttempts` times).
-     */
-    loadStatus: text('load_status').notNull().default('pending'),
-    /** Why it is unsupported, broken or failed. */
-    loadError: text('load_error'),
-    /** Copies that proved broken (each deleted and downloaded again). */
-    brokenCopies: integer('broken_copies').notNull().default(0),
-    /**
-     * Loads started and not finished: counted before each load begins, so a process that dies in
-     * one (out of memory) leaves it counted; after `downloadAttempts` the file is `failed`.
-     */
-    loadStarts: integer('load_starts').notNull().default(0),
-    /** The `job_runs` id of the run loading it now (or that died loading it). */
-    loadRunId: integer('load_run_id'),
-  },
-  // Files downloaded but not loaded yet: a handful, found without reading the others.
-  (t) => [index('export_files_unloaded_idx').on(t.operationId).where(sql`${t.loadedAt} IS NULL`)],
-);
-
-/**
- * The rows of every downloaded export file, one per (export_name, chain_id, tx_hash): the same
- * transaction exported again (an overlapping window, a re-load) is stored once per definition.
- * Columns follow the CSV; EVM-only and Primary-Network-only columns are NULL in the other kind.
- * Amounts are the exact decimal text of the file.
- */
-export const exportedTransactions = sqliteTable(
-  'exported_transactions',
-  {
-    /** The config definition whose export brought the row. */
-    exportName: text('export_name').notNull(),
-    /** EVM: the chain id (`43114`); Primary Network: the chain (`p-chain`, a blockchain id...). */
-    chainId: text('chain_id').notNull(),
-    txHash: text('tx_hash').notNull(),
-    /** The export operation whose file first brought the row (join export_operations, export_files). */
-    operationId: text('operation_id').notNull(),
-    /** Unix seconds. */
-    blockTimestamp: integer('block_timestamp'),
-    /** EVM: the numeric type (`0`, `2`); Primary Network: the tx type name (`BaseTx`...). */
-    txType: text('tx_type'),
-    /** EVM only, decimal text. */
-    blockNumber: text('block_number'),
-    blockHash: text('block_hash'),
-    blockIndex: integer('block_index'),
-    /** EVM only: `1` success, `0` failed. */
-    txStatus: text('tx_status'),
-    fromAddress: text('from_address'),
-    toAddress: text('to_address'),
-    /** EVM only: wei, decimal text; gas amounts and nonce decimal text too. */
-    value: text('value'),
-    gasLimit: text('gas_limit'),
-    gasUsed: text('gas_used'),
-    gasPrice: text('gas_price'),
-    nonce: text('nonce'),
-    methodCallType: text('method_call_type'),
-    methodHash: text('method_hash'),
-    methodName: text('method_name'),
-    /** Primary Network only: the addresses as the file gives them. */
-    addresses: text('addresses'),
-    /** Primary Network only: smallest units (nAVAX for AVAX), decimal text. */
-    amount: text('amount'),
-    assetId: text('asset_id'),
-    /**
-     * JSON object of the row's cells the collector does not map to a column (by header name), and
-     * of known columns whose value did not fit the column's type; NULL when there are none.
-     */
-    extra: text('extra'),
-  },
-  (t) => [
-    primaryKey({ columns: [t.exportName, t.chainId, t.txHash] }),
-    index('exported_transactions_time_idx').on(t.exportName, t.blockTimestamp),
-  ],
-);
-
-/** Every run of every job, success or failure; metrics about jobs derive from it. */
-export const jobRuns = sqliteTable(
-  'job_runs',
-  {
-    id: integer('id').primaryKey({ autoIncrement: true }),
-    job: text('job').notNull(),
-    scope: text('scope').notNull(),
-    startedAt: text('started_at').notNull(),
-    finishedAt: text('finished_at'),
-    /** `running` (or a crash, if it stays so), `succeeded`, `failed` (also a queued run taken over: `interrupted: …`). */
-    status: text('status').notNull(),
-    rowsWritten: integer('rows_written').notNull().default(0),
-    requests: integer('requests').notNull().default(0),
-    computeUnits: integer('compute_units').notNull().default(0),
-    error: text('error'),
-    /**
-     * JSON object, table name → rows the run deleted from it (the maintenance job's pruning, counted
-     * batch by batch as each commits); NULL for a run that removed nothing (every other job).
-     */
-    rowsRemoved: text('rows_removed'),
-  },
-  (t) => [
-    index('job_runs_job_started_idx').on(t.job, t.startedAt),
-    // Health queries: the last success per job, recent failures, runs left `running`.
-    index('job_runs_status_idx').on(t.status, t.job, t.finishedAt),
-  ],
-);
-
-/**
- * Records set aside: each one an upstream record (a transaction, a reward, a usage value, a
- * signature, an export row) that failed its schema or a domain bound, kept raw while the rest of its
- * page was stored and the job moved on (docs/operations.md, "A record was set aside"). One row per
- * record: seen again, it is updated and counted in `times_seen`, never twice. `run <job>
- * --retry-rejected` checks them again with the running version's rules and stores those that pass.
- */
-export const rejectedRecords = sqliteTable(
-  'rejected_records',
-  {
-    job: text('job').notNull(),
-    /** The natural key when it could be read (`43114:0x…`, `mainnet:2oGz…`), else `sha256:` of the raw record. */
-    recordId: text('record_id').notNull(),
-    /** The stream, batch, series or export it came from, as `sync_state` and `job_runs` name it. */
-    scope: text('scope').notNull(),
-    /** The API endpoint (`transactions`, `rewards`, …) or `exportFile`. */
-    endpoint: text('endpoint').notNull(),
-    /** The natural key, when its fields were valid; NULL otherwise. */
-    naturalKey: text('natural_key'),
-    /** `schema` (a field of the wrong shape, or missing) or `bounds` (a value outside its bound). */
-    reason: text('reason').notNull(),
-    /** The failing fields, comma-separated (`reward.denomination, endTimestamp`). */
-    fields: text('fields').notNull(),
-    /** Each failing field and its rule, bounded. */
-    problems: text('problems').notNull(),
-    /** What storing it needs beside the record (the network, the bucket's series...), JSON. */
-    context: text('context').notNull(),
-    /** The record's JSON as sent, at most 16 KiB of it (`raw_cut` = 1: the rest was cut). */
-    raw: text('raw').notNull(),
-    /** The size of the whole record's JSON, bytes. */
-    rawBytes: integer('raw_bytes').notNull(),
-    rawCut: integer('raw_cut').notNull().default(0),
-    firstSeenAt: text('first_seen_at').notNull(),
-    lastSeenAt: text('last_seen_at').notNull(),
-    timesSeen: integer('times_seen').notNull(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.job, t.recordId] }),
-    // Per job: its count and newest (`status`), and the retention's pruning by last sight.
-    index('rejected_records_job_seen_idx').on(t.job, t.lastSeenAt),
-  ],
-);
-
-/**
- * Drift: fields and enum values the upstream sent that the OpenAPI does not list, per endpoint: the
- * first 50 names of each endpoint, then `(more)` counts the rest. Stored as sent, and seen here.
- */
-export const upstreamDrift = sqliteTable(
-  'upstream_drift',
-  {
-    endpoint: text('endpoint').notNull(),
-    /** `field` or `enumValue`. */
-    kind: text('kind').notNull(),
-    /** The path (`historicalRewards[].stakingType`), or `path=value` for an enum value. */
-    name: text('name').notNull(),
-    firstSeenAt: text('first_seen_at').notNull(),
-    lastSeenAt: text('last_seen_at').notNull(),
-    /** Records (or answers) that carried it. */
-    timesSeen: integer('times_seen').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.endpoint, t.kind, t.name] })],
-);
-
-/** Cursors per job and scope, as JSON; written in the same transaction as the rows they follow. */
-export const syncState = sqliteTable(
-  'sync_state',
-  {
-    job: text('job').notNull(),
-    scope: text('scope').notNull(),
-    cursor: text('cursor').notNull(),
-    updatedAt: text('updated_at').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.job, t.scope] })],
-);
-
-/*
- * Summaries for the metrics endpoint (docs/metrics.md): a scrape reads a few rows of these instead
- * of aggregating the big tables. The triggers of drizzle/<dialect>/*_metrics_summaries.sql keep
- * transaction, reward, usage and job summaries current in the same transaction as the rows they
- * count; export summaries are refreshed after each exports run (src/store/summaries.ts).
- */
-
-/** Transactions stored per (network, chain): count and newest block time. */
-export const transactionSummaries = sqliteTable(
-  'transaction_summaries',
-  {
-    network: text('network').notNull(),
-    chainId: text('chain_id').notNull(),
-    transactions: integer('transactions').notNull(),
-    /** Unix seconds. */
-    newestBlockTimestamp: integer('newest_block_timestamp').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.network, t.chainId] })],
-);
-
-/** Rewards per subject (an address of reward_addresses or a node id of rewards) and reward type. */
-export const rewardSummaries = sqliteTable(
-  'reward_summaries',
-  {
-    network: text('network').notNull(),
-    /** `address` or `node_id`. */
-    subjectKind: text('subject_kind').notNull(),
-    subject: text('subject').notNull(),
-    rewardType: text('reward_type').notNull(),
-    rewards: integer('rewards').notNull(),
-    /** Sum of the amounts in smallest units (nAVAX): exact, an int64 holds 9.2 billion AVAX. */
-    amount: integer('amount').notNull(),
-    /** Unix seconds. */
-    newestEndTimestamp: integer('newest_end_timestamp').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.network, t.subjectKind, t.subject, t.rewardType] })],
-);
-
-/** Value of those rewards per price currency of reward_prices: the priced ones and amount × price. */
-export const rewardValueSummaries = sqliteTable(
-  'reward_value_summaries',
-  {
-    network: text('network').notNull(),
-    subjectKind: text('subject_kind').notNull(),
-    subject: text('subject').notNull(),
-    rewardType: text('reward_type').notNull(),
-    currency: text('currency').notNull(),
-    /** Rewards with a price in this currency. */
-    priced: integer('priced').notNull(),
-    /** Sum of amount × price (a float: sums of products are not exact anyway). */
-    value: real('value').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.network, t.subjectKind, t.subject, t.rewardType, t.currency] })],
-);
-
-/** The newest bucket stored per usage-metrics series. */
-export const usageSummaries = sqliteTable(
-  'usage_summaries',
-  {
-    source: text('source').notNull(),
-    scope: text('scope').notNull(),
-    timeInterval: text('time_interval').notNull(),
-    groupBy: text('group_by').notNull(),
-    /** Unix seconds. */
-    latestBucketTimestamp: integer('latest_bucket_timestamp').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.source, t.scope, t.timeInterval, t.groupBy] })],
-);
-
-/** Per job: its latest finished run and its latest success (ISO-8601 UTC, like job_runs). */
-export const jobSummaries = sqliteTable('job_summaries', {
-  job: text('job').primaryKey(),
-  lastStatus: text('last_status').notNull(),
-  lastStartedAt: text('last_started_at').notNull(),
-  lastFinishedAt: text('last_finished_at').notNull(),
-  lastSuccessAt: text('last_success_at'),
-});
-
-/** Per export definition: what its operations downloaded and loaded. */
-export const exportSummaries = sqliteTable('export_summaries', {
-  exportName: text('export_name').primaryKey(),
-  /** Status of its newest operation. */
-  latestStatus: text('latest_status').notNull(),
-  bytesDownloaded: integer('bytes_downloaded').notNull(),
-  filesDownloaded: integer('files_downloaded').notNull(),
-  /** CSV rows of its files loaded into exported_transactions. */
-  rowsLoaded: integer('rows_loaded').notNull(),
-  /** Upstream time (Unix ms) of the newest operation that completed. */
-  lastCompletedAtMs: integer('last_completed_at_ms'),
-});
-
-/** Operations per export definition and status. */
-export const exportStatusCounts = sqliteTable(
-  'export_status_counts',
-  {
-    exportName: text('export_name').notNull(),
-    status: text('status').notNull(),
-    operations: integer('operations').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.exportName, t.status] })],
-);
-
-/** Downloaded files per export definition and load status. */
-export const exportFileCounts = sqliteTable(
-  'export_file_counts',
-  {
-    exportName: text('export_name').notNull(),
-    loadStatus: text('load_status').notNull(),
-    files: integer('files').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.exportName, t.loadStatus] })],
-);
+// drizzle-kit reads a module's named exports: one per described table (test/unit/store-schema.test.ts).
+export const {
+  supplySnapshots,
+  transactions,
+  rewards,
+  rewardPrices,
+  rewardAddresses,
+  usageMetrics,
+  signatures,
+  exportOperations,
+  exportClaims,
+  exportFiles,
+  exportedTransactions,
+  jobRuns,
+  rejectedRecords,
+  upstreamDrift,
+  syncState,
+  transactionSummaries,
+  rewardSummaries,
+  rewardValueSummaries,
+  usageSummaries,
+  jobSummaries,
+  exportSummaries,
+  exportStatusCounts,
+  exportFileCounts,
+} = sqlite;

@@ -1,11 +1,13 @@
 /**
- * The store's one seam: a small async SQL executor that both databases implement (sqlite.ts over
+ * The store's one seam: an async SQL executor that both databases implement (sqlite.ts over
  * better-sqlite3, postgres.ts over a node-postgres pool). Every store function takes a `Sql`: the
  * store itself (each statement on its own) or the transaction it runs in.
  *
  * Statements are written once, with `?` placeholders, in the SQL both databases speak (`IS DISTINCT
- * FROM`, `ON CONFLICT … DO UPDATE`, `excluded.`, `RETURNING`); the few that differ branch on
- * `dialect`. PostgreSQL's `?` become `$1, $2…` (translated once per statement text).
+ * FROM`, `ON CONFLICT … DO UPDATE`, `excluded.`, `RETURNING`); the few that differ are methods of
+ * the `Sql` itself (`upsert`, `inList`, `deleteBatch`…), each driver saying them its own way over its
+ * own connection: only the two drivers know their database. PostgreSQL's `?` become `$1, $2…`
+ * (translated once per statement text).
  *
  * Values come back alike from both: integers as numbers (PostgreSQL's int8 and counts too), exact
  * decimals (`numeric` there, TEXT here) as strings, times (`timestamptz` there) as ISO-8601 UTC
@@ -46,6 +48,65 @@ export interface Sql {
    * holds a lock (SQLite's write lock, a pooled connection) while it runs.
    */
   transaction<T>(fn: (tx: Sql) => Promise<T>, options?: TransactionOptions): Promise<T>;
+
+  /** Writes a page through the plan's upsert; returns the rows new or changed (not those only touched). */
+  upsert(plan: UpsertPlan, rows: readonly Record<string, unknown>[]): Promise<number>;
+  /** Inserts rows (values in `columns` order), skipping any whose key is stored; returns the rows added. */
+  insertIgnoringConflicts(
+    table: string,
+    columns: readonly string[],
+    rows: readonly unknown[][],
+  ): Promise<number>;
+  /** `expr` in a list of texts, the list bound as one parameter. */
+  inList(expr: string, values: readonly string[]): { clause: string; param: unknown };
+  /**
+   * Replaces a stream's cursor only if it is still `expected` (undefined: no cursor yet), in one
+   * statement; absent where the write lock makes a read, compare and write safe (SQLite).
+   */
+  compareAndSwapCursor?(row: {
+    job: string;
+    scope: string;
+    expected: unknown;
+    next: unknown;
+    at: string;
+  }): Promise<boolean>;
+  /** True where triggers keep `transaction_summaries` (PostgreSQL): the writer does not count. */
+  readonly triggersKeepTransactionSummaries: boolean;
+  /** Whether a table exists (the migrations table before the first migration does not). */
+  hasTable(name: string): Promise<boolean>;
+  /** Bytes per table, its indexes included; empty where the database cannot tell. */
+  tableSizes(): Promise<Map<string, number>>;
+  /**
+   * A SELECT of `"table"` and `rows`: the sums, per key, of `job_runs.rows_removed` (a JSON object
+   * of counts; NULL adds nothing) over the runs matching `where`.
+   */
+  sumRowsRemoved(where: string): string;
+  /** A DELETE of at most `?` (the last parameter) rows of `table` matching `where`, locking no more. */
+  deleteBatch(table: string, where: string): string;
+  /** After rows with explicit ids were copied in: moves the table's identity past them. */
+  afterCopyWithIds(table: string, idColumn: string): Promise<void>;
+}
+
+/**
+ * What a driver needs to write a page of one table, built once from its Drizzle definition
+ * (upsert.ts); each driver compiles its own statements from it, once.
+ */
+export interface UpsertPlan {
+  /** Quoted: `"transactions"`. */
+  tableName: string;
+  /** The row objects' property of each column, in column order. */
+  props: string[];
+  /** Quoted column names, comma-separated, in column order. */
+  columnList: string;
+  /** `ON CONFLICT (…) DO UPDATE SET … WHERE … IS DISTINCT FROM …` (or `DO NOTHING`). */
+  conflict: string;
+  /** The natural key: properties and quoted names. */
+  key: string[];
+  keyNames: string[];
+  /** The touched column (`last_seen_at`): its property and quoted name. */
+  touch: { prop: string; name: string } | undefined;
+  /** PostgreSQL's type of a property's column (`text`, `numeric`, `bigint`…). */
+  pgTypeOf: (prop: string) => string;
 }
 
 export interface Store extends Sql {
@@ -53,6 +114,10 @@ export interface Store extends Sql {
   readonly location: string;
   /** Closes the database (the pool's connections, the SQLite file); waits for the open transaction. */
   close(): Promise<void>;
+  /** Throws when this process cannot write the store. */
+  checkWritable(): Promise<void>;
+  /** Lets the database reuse the space of deleted rows of `tables`, without a long lock. */
+  reclaimSpace(tables: readonly string[]): Promise<void>;
 }
 
 /** `?` placeholders to PostgreSQL's `$n`, outside string literals and quoted names. */

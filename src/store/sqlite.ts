@@ -1,11 +1,17 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { packageRoot } from '../runtime/package-root.js';
 import { DatabaseOpenError, DatabaseWriteError } from './errors.js';
-import { MAX_CACHED_STATEMENTS, type Sql, type Store, type TransactionOptions } from './sql.js';
+import {
+  MAX_CACHED_STATEMENTS,
+  type Sql,
+  type Store,
+  type TransactionOptions,
+  type UpsertPlan,
+} from './sql.js';
 
 export interface OpenSqliteOptions {
   /** Apply pending migrations from drizzle/sqlite/ (start-up and `migrate`). @defaultValue true */
@@ -13,8 +19,6 @@ export interface OpenSqliteOptions {
   /** How long a writer waits for another process's lock. @defaultValue 5000 ms */
   busyTimeoutMs?: number;
 }
-
-const native = Symbol('better-sqlite3');
 
 /**
  * SQLite's page cache per connection, in KiB (`PRAGMA cache_size = -N`): SQLite's own default.
@@ -27,14 +31,6 @@ const native = Symbol('better-sqlite3');
 export const SQLITE_CACHE_KIB = 2_000;
 
 /**
- * The better-sqlite3 connection behind a SQLite `Sql`, for the prepared statements of the hot
- * paths (upserts, the CSV load); undefined on PostgreSQL.
- */
-export function sqliteConnection(sql: Sql): Database.Database | undefined {
-  return (sql as { [native]?: Database.Database })[native];
-}
-
-/**
  * Opens (creating if needed) the SQLite database with WAL and a busy timeout, and migrates it.
  *
  * better-sqlite3 is synchronous and the store's seam is not: a transaction's callback may await
@@ -42,27 +38,21 @@ export function sqliteConnection(sql: Sql): Database.Database | undefined {
  * (or reads what it has not committed), statements and transactions take turns: while one is open,
  * everything else waits for it; with none open, a statement runs at once. Across processes,
  * SQLite's write lock (BEGIN IMMEDIATE, with the busy timeout) does the same.
+ *
+ * The hot paths (upserts, the CSV load) run prepared single-row statements on the connection, inside
+ * the caller's transaction. A multi-row `INSERT … VALUES (…),(…) ON CONFLICT` needs a statement
+ * journal (it may have to undo part of itself), which spills to a temporary file and writes about
+ * half as much again as the rows; a single-row statement needs none, and the per-call cost of
+ * better-sqlite3 (about a microsecond) is far below the write itself.
  */
 export function openSqliteStore(path: string, options: OpenSqliteOptions = {}): Store {
-  let sqlite: Database.Database | undefined;
+  let db: Database.Database;
   try {
     if (path !== ':memory:') makeFolder(dirname(path));
-    sqlite = new Database(path);
-    // Before any table exists (a new file), so the maintenance job's incremental vacuum can hand
-    // pruned pages back to the file system; an older file takes it on its next `VACUUM`.
-    sqlite.pragma('auto_vacuum = INCREMENTAL');
-    // WAL lets readers (Grafana, ad-hoc SQL) query while the collector writes; NORMAL sync is durable
-    // across application crashes in WAL mode, and loses at most the last commits on power loss.
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-    sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
+    db = openSqliteConnection(path, options.busyTimeoutMs);
   } catch (cause) {
-    sqlite?.close();
     throw new DatabaseOpenError(path, cause);
   }
-  const db = sqlite;
   if (options.migrate ?? true) {
     try {
       migrateOnce(db);
@@ -92,12 +82,40 @@ export function openSqliteStore(path: string, options: OpenSqliteOptions = {}): 
   };
   const bind = (params: readonly unknown[] | undefined) =>
     params ? params.map((p) => (p === undefined ? null : typeof p === 'boolean' ? Number(p) : p)) : [];
+  const compiled = new WeakMap<UpsertPlan, CompiledUpsert>();
   const direct = {
     all: <T>(text: string, params?: readonly unknown[]) => wrap(() => prepare(text).all(bind(params)) as T[]),
     get: <T>(text: string, params?: readonly unknown[]) =>
       wrap(() => prepare(text).get(bind(params)) as T | undefined),
     run: (text: string, params?: readonly unknown[]) => wrap(() => prepare(text).run(bind(params)).changes),
     exec: (script: string) => wrap(() => void db.exec(script)),
+    upsert: (plan: UpsertPlan, rows: readonly Record<string, unknown>[]) => {
+      let found = compiled.get(plan);
+      if (!found) {
+        found = compileUpsert(db, plan);
+        compiled.set(plan, found);
+      }
+      const { upsert, touch, params, touchParams, touchProps } = found;
+      let changes = 0;
+      for (const record of rows) {
+        for (let i = 0; i < plan.props.length; i++) params[i] = record[plan.props[i]!] ?? null;
+        const written = upsert.run(params).changes;
+        changes += written;
+        if (written === 0 && touch) {
+          for (let i = 0; i < touchProps.length; i++) touchParams[i] = record[touchProps[i]!] ?? null;
+          touch.run(touchParams);
+        }
+      }
+      return changes;
+    },
+    insertIgnoringConflicts: (table: string, columns: readonly string[], rows: readonly unknown[][]) => {
+      const insert = prepare(
+        `INSERT INTO ${table} (${columns.join(',')}) VALUES (${columns.map(() => '?').join(',')}) ON CONFLICT DO NOTHING`,
+      );
+      let added = 0;
+      for (const r of rows) added += insert.run(r).changes;
+      return added;
+    },
   };
 
   /** The tail of the queue: resolves when the open transaction (if any) and those waiting are done. */
@@ -112,49 +130,159 @@ export function openSqliteStore(path: string, options: OpenSqliteOptions = {}): 
   const statement = <T>(work: () => T): Promise<T> =>
     open === 0 ? new Promise<T>((resolve) => resolve(work())) : inTurn(async () => work());
 
-  const tx: Sql = {
-    dialect: 'sqlite',
-    all: async (text, params) => direct.all(text, params),
-    get: async (text, params) => direct.get(text, params),
-    run: async (text, params) => direct.run(text, params),
-    exec: async (script) => direct.exec(script),
-    transaction: (fn) => fn(tx),
+  /** The statements over the connection, each run by `when` (at once in a transaction, else in turn). */
+  const executor = (when: <T>(work: () => T) => Promise<T>, transaction: Sql['transaction']): Sql => {
+    const self: Sql = {
+      dialect: 'sqlite',
+      all: (text, params) => when(() => direct.all(text, params)),
+      get: (text, params) => when(() => direct.get(text, params)),
+      run: (text, params) => when(() => direct.run(text, params)),
+      exec: (script) => when(() => direct.exec(script)),
+      transaction,
+      upsert: (plan, rows) => when(() => direct.upsert(plan, rows)),
+      insertIgnoringConflicts: (table, columns, rows) =>
+        when(() => direct.insertIgnoringConflicts(table, columns, rows)),
+      inList: (expr, values) => ({
+        clause: `${expr} IN (SELECT value FROM json_each(?))`,
+        param: JSON.stringify(values),
+      }),
+      // No compareAndSwapCursor: BEGIN IMMEDIATE serializes every writer, so the stored cursor
+      // cannot move between a read and a write.
+      triggersKeepTransactionSummaries: false,
+      hasTable: async (name) =>
+        (await self.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name])) !==
+        undefined,
+      // The dbstat table reads every page: `status` only, never a scrape; empty without it.
+      tableSizes: async () => {
+        const sizes = new Map<string, number>();
+        try {
+          const rows = await self.all<{ name: string; bytes: number }>(
+            `SELECT coalesce(m.tbl_name, d.name) AS name, sum(d.pgsize) AS bytes
+             FROM dbstat d LEFT JOIN sqlite_master m ON m.name = d.name GROUP BY 1`,
+          );
+          for (const r of rows) sizes.set(r.name, Number(r.bytes));
+        } catch {
+          // The SQLite library was built without dbstat.
+        }
+        return sizes;
+      },
+      // json_each of NULL is no row.
+      sumRowsRemoved: (where) =>
+        `SELECT e.key AS "table", sum(e.value) AS rows FROM job_runs, json_each(job_runs.rows_removed) e
+     WHERE ${where} GROUP BY e.key`,
+      deleteBatch: (table, where) =>
+        `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${where} LIMIT ?)`,
+      // An INTEGER PRIMARY KEY continues from its largest value by itself.
+      afterCopyWithIds: async () => {},
+    };
+    return self;
   };
-  Object.defineProperty(tx, native, { value: db });
+
+  const tx: Sql = executor(
+    async (work) => work(),
+    (fn) => fn(tx),
+  );
 
   let closed = false;
-  const store: Store = {
-    dialect: 'sqlite',
+  const own = executor(statement, <T>(fn: (tx: Sql) => Promise<T>, _options?: TransactionOptions) => {
+    open++;
+    return inTurn(async () => {
+      wrap(() => db.exec('BEGIN IMMEDIATE'));
+      try {
+        const result = await fn(tx);
+        wrap(() => db.exec('COMMIT'));
+        return result;
+      } catch (err) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw err;
+      }
+    }).finally(() => {
+      open--;
+    });
+  });
+  return {
+    ...own,
     location: path,
-    all: (text, params) => statement(() => direct.all(text, params)),
-    get: (text, params) => statement(() => direct.get(text, params)),
-    run: (text, params) => statement(() => direct.run(text, params)),
-    exec: (script) => statement(() => direct.exec(script)),
-    transaction: <T>(fn: (tx: Sql) => Promise<T>, _options?: TransactionOptions) => {
-      open++;
-      return inTurn(async () => {
-        wrap(() => db.exec('BEGIN IMMEDIATE'));
-        try {
-          const result = await fn(tx);
-          wrap(() => db.exec('COMMIT'));
-          return result;
-        } catch (err) {
-          if (db.inTransaction) db.exec('ROLLBACK');
-          throw err;
-        }
-      }).finally(() => {
-        open--;
-      });
-    },
     close: async () => {
       if (closed) return;
       closed = true;
       await turn;
       db.close();
     },
+    checkWritable: async () => {
+      if (path === ':memory:') return;
+      // The file, and its folder for the WAL and journal files.
+      accessSync(path, constants.R_OK | constants.W_OK);
+      accessSync(dirname(path), constants.W_OK);
+    },
+    // `PRAGMA optimize`, then an incremental vacuum (returns free pages to the file system when the
+    // database was created with auto_vacuum = INCREMENTAL, as the collector creates it; older files
+    // reuse their free pages, and shrink only with `VACUUM`, see docs/operations.md), then a WAL
+    // checkpoint.
+    reclaimSpace: async () => {
+      await own.exec('PRAGMA optimize');
+      // At most this many pages (4 KiB each) per statement; a few statements free a large prune.
+      for (let i = 0; i < 64; i++) {
+        const before = await own.get<{ freelist_count: number }>('PRAGMA freelist_count');
+        if (!before || before.freelist_count === 0) break;
+        await own.exec('PRAGMA incremental_vacuum(2000)');
+        const after = await own.get<{ freelist_count: number }>('PRAGMA freelist_count');
+        if (!after || after.freelist_count >= before.freelist_count) break;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      await own.exec('PRAGMA wal_checkpoint(PASSIVE)');
+    },
   };
-  Object.defineProperty(store, native, { value: db });
-  return store;
+}
+
+interface CompiledUpsert {
+  upsert: Database.Statement;
+  touch: Database.Statement | undefined;
+  /** Reused for every row: better-sqlite3 copies the values when it binds them. */
+  params: unknown[];
+  touchParams: unknown[];
+  touchProps: string[];
+}
+
+/** A plan's statements, prepared once per connection. */
+function compileUpsert(db: Database.Database, plan: UpsertPlan): CompiledUpsert {
+  const row = `(${plan.props.map(() => '?').join(',')})`;
+  const touchProps = plan.touch ? [plan.touch.prop, ...plan.key] : [];
+  return {
+    upsert: db.prepare(`INSERT INTO ${plan.tableName} (${plan.columnList}) VALUES ${row} ${plan.conflict}`),
+    touch: plan.touch
+      ? db.prepare(
+          `UPDATE ${plan.tableName} SET ${plan.touch.name} = ? WHERE ${plan.keyNames.map((k) => `${k} = ?`).join(' AND ')}`,
+        )
+      : undefined,
+    params: new Array(plan.props.length),
+    touchParams: new Array(touchProps.length),
+    touchProps,
+  };
+}
+
+/**
+ * A better-sqlite3 connection to `path`, set up as the store's own (also what the benchmark's raw
+ * baselines write through, beside the store).
+ */
+export function openSqliteConnection(path: string, busyTimeoutMs = 5000): Database.Database {
+  const sqlite = new Database(path);
+  try {
+    // Before any table exists (a new file), so the maintenance job's incremental vacuum can hand
+    // pruned pages back to the file system; an older file takes it on its next `VACUUM`.
+    sqlite.pragma('auto_vacuum = INCREMENTAL');
+    // WAL lets readers (Grafana, ad-hoc SQL) query while the collector writes; NORMAL sync is durable
+    // across application crashes in WAL mode, and loses at most the last commits on power loss.
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
+  } catch (err) {
+    sqlite.close();
+    throw err;
+  }
+  return sqlite;
 }
 
 function isSqliteError(err: unknown): err is Error & { code: string } {

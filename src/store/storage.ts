@@ -3,17 +3,7 @@
  * and what the runs of the last days wrote and removed (from job_runs, not a scan of the big tables).
  */
 import { isoOfSeconds } from '../runtime/clock.js';
-import { statementsOf } from './dialects/index.js';
 import type { Sql } from './sql.js';
-
-/**
- * Bytes per table, its indexes included. PostgreSQL: `pg_total_relation_size` (TOAST too). SQLite:
- * the `dbstat` table (it reads every page: `status` only, never a scrape); empty when the SQLite
- * library lacks it.
- */
-export function readTableSizes(sql: Sql): Promise<Map<string, number>> {
-  return statementsOf(sql).tableSizes(sql);
-}
 
 /**
  * The oldest row each retained table keeps, as ISO-8601 UTC (each table by the time it is pruned by;
@@ -85,7 +75,7 @@ export interface RunsWritten {
  */
 export async function readRunsWrittenSince(sql: Sql, sinceIso: string): Promise<RunsWritten[]> {
   const jobs = await sql.all<{ job: string }>('SELECT job FROM job_summaries ORDER BY job');
-  const removedText = statementsOf(sql).sumRowsRemoved('job_runs.job = ? AND job_runs.started_at >= ?');
+  const removedText = sql.sumRowsRemoved('job_runs.job = ? AND job_runs.started_at >= ?');
   const out: RunsWritten[] = [];
   for (const { job } of jobs) {
     const row = await sql.get<{

@@ -1,10 +1,9 @@
 /**
- * The metrics summaries (schema.ts, drizzle/<dialect>/*_metrics_summaries.sql). Reads: every one costs a few
+ * The metrics summaries (description.ts, drizzle/<dialect>/*_metrics_summaries.sql). Reads: every one costs a few
  * index lookups, whatever the size of the big tables, because a scrape calls them. Writers: the
  * transactions page summary (called by `upsertTransactions`), the export summaries (after an
  * exports run) and the rebuild; never during a scrape.
  */
-import { statementsOf } from './dialects/index.js';
 import type { supplySnapshots } from './schema.js';
 import type { Sql } from './sql.js';
 
@@ -47,7 +46,7 @@ export async function withTransactionSummary<T>(
   rows: readonly { network: string; chainId: string; txHash: string; blockTimestamp: number }[],
   write: () => Promise<T>,
 ): Promise<T> {
-  if (statementsOf(sql).triggersKeepTransactionSummaries) return write();
+  if (sql.triggersKeepTransactionSummaries) return write();
   const perChain = new Map<string, { network: string; chainId: string; fresh: number; newest: number }>();
   for (const row of rows) {
     const key = `${row.network}\n${row.chainId}`;
@@ -146,7 +145,7 @@ export async function readRewardTotals(
   for (const kind of ['address', 'node_id'] as const) {
     const ofKind = subjects.filter((s) => s.kind === kind).map((s) => s.subject);
     if (ofKind.length === 0) continue;
-    const inList = statementsOf(sql).inList('s.subject', ofKind);
+    const inList = sql.inList('s.subject', ofKind);
     const rows = await sql.all<Omit<RewardTotals, 'subjectKind'>>(
       `SELECT s.subject, s.reward_type AS "rewardType", s.rewards, CAST(s.amount AS TEXT) AS amount,
          coalesce(v.value, 0.0) AS value, s.newest_end_timestamp AS "newestEndTimestamp"

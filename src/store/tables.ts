@@ -1,13 +1,12 @@
-import { getTableColumns, getTableName, is } from 'drizzle-orm';
-import { PgTable } from 'drizzle-orm/pg-core';
-import { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { getTableColumns, getTableName } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as schema from './schema.js';
 import * as pgSchema from './schema.pg.js';
 import type { Sql } from './sql.js';
 
-/** Every table of the schema, in the order schema.ts declares them. */
+/** Every table of the SQLite schema, by TypeScript name in alphabetical order (a module namespace's). */
 export function schemaTables(): SQLiteTable[] {
-  return (Object.values(schema) as unknown[]).filter((value): value is SQLiteTable => is(value, SQLiteTable));
+  return Object.values(schema);
 }
 
 /** Rows per table (a full count: neither database keeps an exact row count). */
@@ -33,21 +32,17 @@ export function selectList(table: SQLiteTable, alias?: string): string {
 }
 
 /**
- * The PostgreSQL type of each column of `table` (schema.pg.ts's twin of the SQLite table, the same
- * column names), by TypeScript name: for casts such as `?::numeric[]`.
+ * The PostgreSQL type of each column of `table` (its twin in schema.pg.ts, built from the same
+ * description), by TypeScript name: for casts such as `?::numeric[]`.
  */
 export function postgresColumnTypes(table: SQLiteTable): (prop: string) => string {
-  const name = getTableName(table);
-  const twin = (Object.values(pgSchema) as unknown[]).find(
-    (value): value is PgTable => is(value, PgTable) && getTableName(value) === name,
-  );
-  if (!twin) throw new Error(`schema.pg.ts has no table ${name}`);
+  const twin = Object.values(pgSchema).find((t) => getTableName(t) === getTableName(table));
   const types = new Map(
-    Object.entries(getTableColumns(twin)).map(([prop, column]) => [prop, column.getSQLType()]),
+    Object.entries(twin ? getTableColumns(twin) : {}).map(([p, c]) => [p, c.getSQLType()]),
   );
   return (prop) => {
     const type = types.get(prop);
-    if (!type) throw new Error(`schema.pg.ts's ${name} has no column ${prop}`);
+    if (!type) throw new Error(`${getTableName(table)} has no column ${prop}`);
     return type;
   };
 }

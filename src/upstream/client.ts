@@ -7,9 +7,18 @@
 import { Agent } from 'undici';
 import { z } from 'zod';
 import { type Clock, systemClock } from '../runtime/clock.js';
+import type { Logger } from '../runtime/logger.js';
 import { clientDefaults, isHeaderSafe } from './defaults.js';
 import { DriftCollector, findDrift } from './drift.js';
-import { type Currency, type EndpointName, endpoints, type Network, pathOf } from './endpoints.js';
+import {
+  type Currency,
+  createMeter,
+  type EndpointName,
+  endpoints,
+  type Meter,
+  type Network,
+  pathOf,
+} from './endpoints.js';
 import type {
   ApiUsageGroupBy,
   ApiUsageTimeInterval,
@@ -23,7 +32,6 @@ import type {
 import { RecordRejectedError } from './errors.js';
 import { type AttemptEvent, type CallContext, type ComputeUnitBudget, createTransport } from './http.js';
 import { parseJsonLossless } from './json.js';
-import { createMeter, type Meter } from './meter.js';
 import type { Page } from './paginate.js';
 import {
   checkRecords,
@@ -83,7 +91,9 @@ export interface DataApiClientOptions {
   random?: () => number;
   /** @defaultValue one keep-alive undici Agent shared by every client of the process */
   dispatcher?: import('undici').Dispatcher;
-  /** Called after every attempt (logs, metrics). Must not throw. */
+  /** Where each attempt is logged (a retried failure as a warning, any other at debug). @defaultValue none */
+  log?: Pick<Logger, 'warn' | 'debug'>;
+  /** Called after every attempt (metrics). Must not throw. */
   onAttempt?: (e: AttemptEvent) => void;
   /** A compute-unit budget shared with other processes (the service's, in Redis). @defaultValue none */
   budget?: ComputeUnitBudget;
@@ -293,6 +303,7 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
     sleep: options.sleep ?? abortableSleep,
     random: options.random ?? Math.random,
     dispatcher: options.dispatcher ?? ownAgent!,
+    log: options.log,
     onAttempt: options.onAttempt,
     budget: options.budget,
   });

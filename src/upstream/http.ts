@@ -5,10 +5,10 @@
 import { type Dispatcher, request } from 'undici';
 import type { z } from 'zod';
 import type { Clock } from '../runtime/clock.js';
+import type { Logger } from '../runtime/logger.js';
 import { scrubSecrets } from '../runtime/secrets.js';
-import { type EndpointName, endpoints, pathOf } from './endpoints.js';
+import { type EndpointName, endpoints, type Meter, pathOf } from './endpoints.js';
 import { UpstreamHttpError, UpstreamNetworkError, UpstreamResponseError } from './errors.js';
-import type { Meter } from './meter.js';
 import { hintedDelayMs, type RetryPolicy, retryDelayMs } from './retry.js';
 import { errorBodySchema } from './schemas.js';
 import {
@@ -69,6 +69,8 @@ export interface TransportOptions {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
   dispatcher: Dispatcher;
+  /** Each attempt is logged here: a retried failure as a warning, any other at debug. */
+  log?: Pick<Logger, 'warn' | 'debug'> | undefined;
   onAttempt?: ((e: AttemptEvent) => void) | undefined;
   budget?: ComputeUnitBudget | undefined;
 }
@@ -254,15 +256,19 @@ export function createTransport(options: TransportOptions): Send {
     for (let attempt = 1; ; attempt++) {
       checkCallAborted(undefined, attempt - 1);
       const started = clock.now();
-      const report = (e: Omit<AttemptEvent, 'endpoint' | 'method' | 'path' | 'attempt' | 'durationMs'>) =>
-        options.onAttempt?.({
+      const report = (e: Omit<AttemptEvent, 'endpoint' | 'method' | 'path' | 'attempt' | 'durationMs'>) => {
+        const event: AttemptEvent = {
           endpoint: spec.endpoint,
           method,
           path: displayPath,
           attempt,
           durationMs: clock.now() - started,
           ...e,
-        });
+        };
+        if (event.willRetry) options.log?.warn({ ...event }, 'upstream attempt failed, retrying');
+        else options.log?.debug({ ...event }, 'upstream attempt');
+        options.onAttempt?.(event);
+      };
 
       let outcome: AttemptOutcome<T>;
       try {

@@ -27,7 +27,6 @@ export {
 export * from './fields.js';
 export type { AttemptEvent, ComputeUnitBudget } from './http.js';
 export { parseJsonLossless, toPlainDecimal } from './json.js';
-export { createMeter, type Meter, type MeterSnapshot } from './meter.js';
 export { type Page, type PaginateOptions, paginate } from './paginate.js';
 export {
   type Checked,
@@ -41,7 +40,6 @@ export {
   recheckRecord,
   recordSpecs,
 } from './records.js';
-export { nextRequestSent } from './request-sent.js';
 export {
   defaultRetryPolicy,
   hintedDelayMs,
@@ -50,3 +48,4 @@ export {
   retryDelayMs,
 } from './retry.js';
 export * from './schemas.js';
+export { nextRequestSent } from './wire.js';

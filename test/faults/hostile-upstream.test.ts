@@ -22,7 +22,6 @@ import { formatSummaryCsv, summarizeRewards } from '../../src/report/rewards-sum
 import { collectStatus, formatStatus } from '../../src/report/status.js';
 import { createManualClock, type ManualClock } from '../../src/runtime/clock.js';
 import { createLogger } from '../../src/runtime/logger.js';
-import { readTableSizes } from '../../src/store/index.js';
 import { formatTable } from '../../src/terminal/text-table.js';
 import { createDataApiClient } from '../../src/upstream/index.js';
 import { configOf, evmExportPayload, T0 } from '../support/collector.js';
@@ -613,7 +612,7 @@ describe('hostile upstream: export files of hostile shapes', () => {
       'SELECT length(CAST(extra AS TEXT)) AS n FROM exported_transactions',
     );
     for (const { n } of extras) expect(Number(n)).toBeLessThanOrEqual(4096 + 256);
-    const sizes = await readTableSizes(r.db.store);
+    const sizes = await r.db.store.tableSizes();
     const tableBytes = sizes.get('exported_transactions');
     if (tableBytes !== undefined) expect(tableBytes).toBeLessThan(file.size);
     expect(peak).toBeLessThan(256 * 1024 * 1024);

@@ -7,6 +7,7 @@ import { storeLocation } from '../../src/config/index.js';
 import {
   finishJobRun,
   migrationsFolder,
+  openSqliteConnection,
   openStore,
   readExportSummaries,
   readJobSummaries,
@@ -14,7 +15,6 @@ import {
   rebuildTransactionSummaries,
   refreshExportSummaries,
   type Store,
-  sqliteConnection,
   startJobRun,
   upsertTransactions,
 } from '../../src/store/index.js';
@@ -62,7 +62,13 @@ async function storeBefore(tag: string): Promise<{ path: string; store: Store }>
   writeFileSync(join(before, 'meta', '_journal.json'), JSON.stringify(journal));
   const path = join(dir, 'old.db');
   const store = await openStore(storeLocation(path), { migrate: false });
-  migrate(drizzle(sqliteConnection(store)!), { migrationsFolder: before });
+  // Through a connection of its own (the store has just set the file up): the store keeps its own.
+  const sqlite = openSqliteConnection(path);
+  try {
+    migrate(drizzle(sqlite), { migrationsFolder: before });
+  } finally {
+    sqlite.close();
+  }
   return { path, store };
 }
 

@@ -5,7 +5,6 @@ import { supply } from '../../jobs/supply.js';
 import { transactions } from '../../jobs/transactions.js';
 import { demoAddress } from '../../src/commands/demo-config.js';
 import { runHandler } from '../../src/kernel/index.js';
-import { sqliteConnection } from '../../src/store/index.js';
 import { type Collector, evmExportPayload, requestCount, startCollector } from '../support/collector.js';
 import { runExports } from '../support/exports.js';
 import { postgresTablesContaining } from '../support/store.js';
@@ -137,10 +136,9 @@ describe('secrets', () => {
     const downloads = c.sim.requests.filter((r) => r.endpoint === 'download');
     expect(downloads.length).toBe(1);
     expect(downloads.every((r) => !r.hadApiKey)).toBe(true);
-    const sqlite = sqliteConnection(c.store);
-    if (sqlite) {
+    if (c.store.dialect === 'sqlite') {
       // The file's bytes hold deleted rows too: once the WAL is in it, none may hold the key.
-      sqlite.pragma('wal_checkpoint(TRUNCATE)');
+      await c.store.exec('PRAGMA wal_checkpoint(TRUNCATE)');
       expect(readFileSync(c.location).includes(key)).toBe(false);
     } else {
       expect(await postgresTablesContaining(c.store, key)).toEqual([]);

@@ -5,7 +5,7 @@
  */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { SQLITE_CACHE_KIB, sqliteConnection } from '../../src/store/index.js';
+import { SQLITE_CACHE_KIB } from '../../src/store/index.js';
 import { onPostgres, testStore } from '../support/store.js';
 
 describe.skipIf(onPostgres)('SQLite page cache', () => {
@@ -21,7 +21,10 @@ describe.skipIf(onPostgres)('SQLite page cache', () => {
       expect(await t.store.get<{ cache_size: number }>('PRAGMA cache_size')).toEqual({
         cache_size: -SQLITE_CACHE_KIB,
       });
-      expect(sqliteConnection(t.store)?.pragma('cache_size', { simple: true })).toBe(-SQLITE_CACHE_KIB);
+      // Inside a transaction too (its statements run on the connection directly).
+      expect(await t.store.transaction((tx) => tx.get<{ cache_size: number }>('PRAGMA cache_size'))).toEqual({
+        cache_size: -SQLITE_CACHE_KIB,
+      });
     } finally {
       await t.cleanup();
     }

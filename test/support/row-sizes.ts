@@ -2,7 +2,7 @@
  * Bytes a row takes in each table of src/store/row-sizes.ts, measured: the jobs themselves (`runJob`,
  * as `run <job>` runs them) write about `rows` rows of each table from the simulator's data (real
  * hash, address and amount lengths) into `store`, a fresh migrated database; the store's own
- * `readTableSizes` (SQLite `dbstat`, PostgreSQL `pg_total_relation_size`) gives each table's bytes
+ * `Sql.tableSizes` (SQLite `dbstat`, PostgreSQL `pg_total_relation_size`) gives each table's bytes
  * with its indexes before and after. Shared by test/integration/row-sizes.test.ts, which keeps the
  * constants true, and bench/figures/storage.ts.
  */
@@ -17,13 +17,7 @@ import { type Continuation, findJob, type RunDeps, runJob } from '../../src/kern
 import { createManualClock } from '../../src/runtime/clock.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { startSimulator } from '../../src/simulator/index.js';
-import {
-  countRowsPerTable,
-  readTableSizes,
-  SIZED_TABLES,
-  type SizedTable,
-  type Store,
-} from '../../src/store/index.js';
+import { countRowsPerTable, SIZED_TABLES, type SizedTable, type Store } from '../../src/store/index.js';
 import { createDataApiClient } from '../../src/upstream/index.js';
 import { tempDir } from './tmp.js';
 
@@ -161,7 +155,7 @@ export async function measureRowBytes(store: Store, o: { rows: number }): Promis
     }
   };
   try {
-    const before = await readTableSizes(store);
+    const before = await store.tableSizes();
     await run('transactions');
     await run('rewards');
     await run('usage-metrics');
@@ -175,7 +169,7 @@ export async function measureRowBytes(store: Store, o: { rows: number }): Promis
         await store.exec('VACUUM job_runs');
       }
     }
-    const after = await readTableSizes(store);
+    const after = await store.tableSizes();
     const counts = new Map((await countRowsPerTable(store)).map((r) => [r.table, r.rows]));
     return SIZED_TABLES.map((table) => {
       const rows = counts.get(table) ?? 0;

@@ -92,7 +92,7 @@ describe('docs/database.md', () => {
     return name && /^[a-z_]+$/.test(name) ? [name] : [];
   });
 
-  it('has a section for every table of src/store/schema.ts, and no other', () => {
+  it('has a section for every table of src/store/description.ts, and no other', () => {
     expect(documentedTables.sort()).toEqual(tables.map((t) => t.name).sort());
   });
 

@@ -57,11 +57,38 @@ describe('layout: each folder imports only what docs/development.md allows', () 
     expect(problems).toEqual([]);
   });
 
-  it('only src/store/dialects/ reads which database it is', () => {
-    const offenders = sourceFiles('src')
-      .filter((f) => !f.startsWith('src/store/dialects/') && !/^src\/store\/(sqlite|postgres)\.ts$/.test(f))
-      .filter((f) => /\.dialect\s*[!=]==/.test(readFileSync(join(root, f), 'utf8')));
+  it('no code asks which database it is: the driver is the dialect', () => {
+    // `sql.dialect === 'sqlite'`: a switch on the tag, where the connection's own method belongs.
+    const offenders = [...sourceFiles('src'), ...sourceFiles('jobs')].filter((f) =>
+      /\.dialect\s*[!=]==|[!=]==\s*[\w.]*\.dialect\b|switch\s*\([\w.]*\.dialect\)/.test(
+        readFileSync(join(root, f), 'utf8'),
+      ),
+    );
     expect(offenders).toEqual([]);
+  });
+
+  it('nothing outside src/store/ names a database driver or a Drizzle dialect', () => {
+    /**
+     * Files outside src/store/ that may load a database library, and why: neither talks to the store.
+     * (Where the store is, `StoreLocation`'s kind read from the config, is configuration, not dialect.)
+     */
+    const exceptions = new Map([
+      // The BullMQ-compatible queue on PostgreSQL: its own pool and schema, not the store's.
+      ['src/queue/postgres-backend.ts', 'pg'],
+      // `backup`: SQLite's online backup API on a connection of its own to a file the service writes.
+      ['src/commands/backup.ts', 'better-sqlite3'],
+    ]);
+    const problems: string[] = [];
+    for (const file of [...sourceFiles('src'), ...sourceFiles('jobs')]) {
+      if (file.startsWith('src/store/')) continue;
+      const text = readFileSync(join(root, file), 'utf8');
+      for (const m of text.matchAll(
+        /(?:from|import\()\s*['"]((?:better-sqlite3|pg|pg-[\w-]+|postgres|drizzle-orm\/(?:[\w-]*sqlite[\w-]*|pg-core|node-postgres|postgres-js))(?:\/[^'"]*)?)['"]/g,
+      )) {
+        if (exceptions.get(file) !== m[1]) problems.push(`${file} imports ${m[1]}`);
+      }
+    }
+    expect(problems).toEqual([]);
   });
 
   it('no library is reached through a private path or a cast into its internals', () => {
