@@ -3,7 +3,8 @@
  * backend, QUEUE_URL):
  * - queue overhead: 10,000 no-op jobs through the collector's worker path (runJob with its job_runs
  *   rows and log line, continuation handling, error mapping) against raw BullMQ 6 add-and-process on
- *   the same backend; CPU time of this process beside the wall time;
+ *   the same backend with the options the collector needs (its job options: id, retention, retries;
+ *   its worker's limiter and lock duration); CPU time of this process beside the wall time;
  * - footprint: `start` from launch to ready on each backend, and its RSS after an idle minute, beside
  *   a bare node.
  */
@@ -25,7 +26,7 @@ import { databaseLocation, loadConfig } from '../../src/config/index.js';
 import { queueSchema } from '../../src/config/queue.js';
 import type { Job } from '../../src/kernel/job.js';
 import type { CollectorQueue } from '../../src/queue/backend.js';
-import { retention, retries } from '../../src/queue/jobs.js';
+import { postgresJobOptions, redisJobOptions, workerLimiter } from '../../src/queue/jobs.js';
 import { openQueueBackend } from '../../src/queue/open-backend.js';
 import { migrateQueueSchema, queuePool } from '../../src/queue/postgres-backend.js';
 import { createCollectorWorker } from '../../src/queue/worker.js';
@@ -74,22 +75,36 @@ const noop: Job = {
   hasCursors: false,
 };
 
-interface Countable {
-  getJobCounts(...types: ('completed' | 'failed')[]): Promise<Record<string, number>>;
+/** Resolves once `worker` has finished `total` jobs (completed or failed); call before adding them. */
+function finished(
+  worker: { on(event: 'completed' | 'failed', fn: () => void): unknown },
+  total: number,
+): Promise<void> {
+  let n = 0;
+  return new Promise((resolve) => {
+    const count = () => {
+      if (++n === total) resolve();
+    };
+    worker.on('completed', count);
+    worker.on('failed', count);
+  });
 }
 
-async function drain(queue: Countable, total: number): Promise<void> {
-  for (;;) {
-    const c = await queue.getJobCounts('completed', 'failed');
-    if ((c.completed ?? 0) + (c.failed ?? 0) >= total) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** The collector's worker options that cost something per job (service.ts's defaults). */
+const workerOptions = {
+  concurrency: 2,
+  limiter: workerLimiter,
+  lockDuration: 30_000,
+  stalledInterval: 30_000,
+};
 
 const noopJobs = <D>(i: number, data: D, opts: object = {}) =>
   Array.from({ length: 100 }, (_, k) => ({ name: 'noop', data, opts: { ...opts, jobId: `n|${i + k}` } }));
 
-/** Raw BullMQ 6 on the backend: a queue, a worker of concurrency 2 whose processor does nothing. */
+/**
+ * Raw BullMQ 6 on the backend: a queue with the collector's job options on that backend, a worker of
+ * concurrency 2 with the collector's worker options, whose processor does nothing.
+ */
 async function rawBullmq(b: Backend, prefix: string): Promise<Cost> {
   let queue: Queue;
   let worker: Worker;
@@ -98,11 +113,11 @@ async function rawBullmq(b: Backend, prefix: string): Promise<Cost> {
     const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
     // A connection given to BullMQ stays open after close(): the process would not exit.
     const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
-    queue = new Queue('raw', { connection: redis, prefix });
+    queue = new Queue('raw', { connection: redis, prefix, defaultJobOptions: redisJobOptions });
     worker = new Worker('raw', async () => undefined, {
       connection: workerConnection,
       prefix,
-      concurrency: 2,
+      ...workerOptions,
     });
     release = async () => {
       redis.disconnect();
@@ -125,7 +140,11 @@ async function rawBullmq(b: Backend, prefix: string): Promise<Cost> {
       string,
       PostgresQueueBackend,
       PostgresConnectionOptions
-    >('raw', connection(3), createPostgresBackend) as unknown as Queue;
+    >(
+      'raw',
+      { ...connection(3), defaultJobOptions: postgresJobOptions },
+      createPostgresBackend,
+    ) as unknown as Queue;
     worker = new Worker<
       unknown,
       unknown,
@@ -136,14 +155,15 @@ async function rawBullmq(b: Backend, prefix: string): Promise<Cost> {
     >(
       'raw',
       async () => undefined,
-      { ...connection(3), concurrency: 2 },
+      { ...connection(3), ...workerOptions },
       createPostgresBackend,
     ) as unknown as Worker;
     release = async () => undefined;
   }
   const measured = await cost(async () => {
+    const done = finished(worker, JOBS);
     for (let i = 0; i < JOBS; i += 100) await queue.addBulk(noopJobs(i, {} as object));
-    await drain(queue, JOBS);
+    await done;
   });
   await worker.close();
   await queue.close();
@@ -172,9 +192,9 @@ async function collectorPath(b: Backend, prefix: string, dir: string): Promise<C
     log,
   });
   const measured = await cost(async () => {
-    for (let i = 0; i < JOBS; i += 100)
-      await queue.addBulk(noopJobs(i, { args: {} }, { ...retention, ...retries }));
-    await drain(queue, Math.min(JOBS, retention.removeOnComplete.count));
+    const done = finished(worker.worker, JOBS);
+    for (let i = 0; i < JOBS; i += 100) await queue.addBulk(noopJobs(i, { args: {} }));
+    await done;
     await waitCompleted(store, JOBS);
   });
   await worker.close(5_000);

@@ -1,7 +1,7 @@
 /** `config check`, `config init` and `migrate`: the configuration and the database schema. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { describeClientTls } from '../config/client-tls.js';
+import { type ClientTls, describeClientTls } from '../config/client-tls.js';
 import { formatDuration } from '../config/durations.js';
 import {
   type Config,
@@ -91,7 +91,9 @@ export function summarizeConfig(
   lines.push(
     '',
     `store:   ${config.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} ${printableDatabaseLocation(config)}`,
-    ...describeDatabaseTls(config.database),
+    ...(config.database.kind === 'postgres'
+      ? describePostgresTls(config.database.url, config.database.tls, 'DATABASE_URL')
+      : []),
     `retention: ${describeRetention(config.retention)}`,
     ...describeQueue(config),
     `budget:  ${n(budget.perDay)} CU/day, ${n(budget.perMinute)} CU/minute (${budget.source})`,
@@ -108,7 +110,10 @@ export function summarizeConfig(
 function describeQueue(config: Config): string[] {
   const at = `(queue prefix ${config.service.queuePrefix}, ${config.service.concurrency} jobs at once per worker)`;
   if (config.queue.kind === 'postgres') {
-    return [`queue:   ${describeQueueBackend(config.queue, config.redisUrl)} ${at}; no Redis needed`];
+    return [
+      `queue:   ${describeQueueBackend(config.queue, config.redisUrl)} ${at}; no Redis needed`,
+      ...describePostgresTls(config.queue.url, config.queue.tls, 'QUEUE_URL'),
+    ];
   }
   return [
     `queue:   Redis (${config.queue.setting}; a postgres:// QUEUE_URL puts it on PostgreSQL)`,
@@ -131,19 +136,17 @@ function describeRedisConnection(redis: RedisSettings): string {
   return `connection: Redis Sentinel (REDIS_SENTINELS, ${redis.sentinels.length} sentinel${redis.sentinels.length === 1 ? '' : 's'}, master "${redis.master}"), sentinel password ${set(redis.sentinelPassword)}, Redis password ${set(redis.password)}; ${redis.tls ? tls : 'TLS off (REDIS_TLS_CA_FILE turns it on)'}`;
 }
 
-/** PostgreSQL's TLS: the DATABASE_TLS_* files, or what the URL's sslmode asks. */
-function describeDatabaseTls(database: Config['database']): string[] {
-  if (database.kind !== 'postgres') return [];
-  if (database.tls) {
-    const mode =
-      new URL(database.url).searchParams.get('sslmode') === 'verify-ca' ? 'verify-ca' : 'verify-full';
-    return [`         TLS on (${mode}): ${describeClientTls(database.tls)}`];
-  }
-  const mode = new URL(database.url).searchParams.get('sslmode');
+/** A PostgreSQL's TLS (the store's, or the queue's): the DATABASE_TLS_* files, or what the URL's sslmode asks. */
+function describePostgresTls(url: string, tls: ClientTls | undefined, variable: string): string[] {
+  const mode = new URL(url).searchParams.get('sslmode');
+  if (tls)
+    return [
+      `         TLS on (${mode === 'verify-ca' ? 'verify-ca' : 'verify-full'}): ${describeClientTls(tls)}`,
+    ];
   return [
     mode && mode !== 'disable'
-      ? `         TLS: sslmode=${mode} from DATABASE_URL, the system's CAs (DATABASE_TLS_CA_FILE names another)`
-      : '         TLS off (sslmode in DATABASE_URL, or DATABASE_TLS_CA_FILE, turns it on)',
+      ? `         TLS: sslmode=${mode} from ${variable}, the system's CAs (DATABASE_TLS_CA_FILE names another)`
+      : `         TLS off (sslmode in ${variable}, or DATABASE_TLS_CA_FILE, turns it on)`,
   ];
 }
 

@@ -40,13 +40,14 @@ export const databaseTlsEnvShape = {
 const SSL_PARAMETERS = ['ssl', 'sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'uselibpqcompat'];
 
 /**
- * node-postgres's `ssl` for DATABASE_URL with the DATABASE_TLS_* files: the server's certificate
+ * node-postgres's `ssl` for DATABASE_URL (or a `postgres://` QUEUE_URL: `variable`) with the
+ * DATABASE_TLS_* files: the server's certificate
  * verified against the CA file, and its host name too (`verify-full`, the default and what
  * `require`/`prefer` mean here) unless the URL says `sslmode=verify-ca`. A mode that would not
  * verify (`disable`, `no-verify`), or files named in the URL too, is refused: the CA file would be
  * silently unused.
  */
-export function postgresSsl(url: string, tls: ClientTls): ConnectionOptions {
+export function postgresSsl(url: string, tls: ClientTls, variable = 'DATABASE_URL'): ConnectionOptions {
   const params = new URL(url).searchParams;
   const mode = params.get('sslmode');
   const shown = maskDatabaseUrl(url);
@@ -57,13 +58,13 @@ export function postgresSsl(url: string, tls: ClientTls): ConnectionOptions {
     params.get('ssl') === 'false'
   ) {
     throw new ConfigError(
-      `DATABASE_TLS_* files are set but DATABASE_URL = "${shown}" turns verification off (${mode ? `sslmode=${mode}` : 'ssl=false'}): remove that parameter, or the files`,
+      `DATABASE_TLS_* files are set but ${variable} = "${shown}" turns verification off (${mode ? `sslmode=${mode}` : 'ssl=false'}): remove that parameter, or the files`,
     );
   }
   const inUrl = ['sslrootcert', 'sslcert', 'sslkey'].filter((p) => params.has(p));
   if (inUrl.length > 0) {
     throw new ConfigError(
-      `DATABASE_URL = "${shown}" names TLS files (${inUrl.join(', ')}) and DATABASE_TLS_* files are set too: give them one way (the variables read them with a size bound)`,
+      `${variable} = "${shown}" names TLS files (${inUrl.join(', ')}) and DATABASE_TLS_* files are set too: give them one way (the variables read them with a size bound)`,
     );
   }
   return {
@@ -84,6 +85,18 @@ export function withoutSslParameters(url: string): string {
   const parsed = new URL(url);
   for (const p of SSL_PARAMETERS) parsed.searchParams.delete(p);
   return parsed.toString();
+}
+
+/** The DATABASE_TLS_* files, read and checked (client-tls.ts); undefined when none is set. */
+export function readDatabaseTls(
+  e: z.output<z.ZodObject<typeof databaseTlsEnvShape>>,
+  cwd: string,
+): ClientTls | undefined {
+  return readClientTls(
+    { ca: e.DATABASE_TLS_CA_FILE, cert: e.DATABASE_TLS_CERT_FILE, key: e.DATABASE_TLS_KEY_FILE },
+    clientTlsVars('DATABASE_TLS'),
+    cwd,
+  );
 }
 
 /** True for a `postgres://` or `postgresql://` URL (DATABASE_URL), false for a SQLite path. */
@@ -124,9 +137,12 @@ export function maskDatabaseUrlSetting(value: string): string {
  * defaults): DATABASE_PATH has a default, so only the raw environment says whether it was set.
  */
 export function resolveDatabase(
-  e: { DATABASE_URL?: string | undefined; DATABASE_PATH: string; DATABASE_POOL_SIZE: number } & z.output<
-    z.ZodObject<typeof databaseTlsEnvShape>
-  >,
+  e: {
+    DATABASE_URL?: string | undefined;
+    DATABASE_PATH: string;
+    DATABASE_POOL_SIZE: number;
+    QUEUE_URL?: string | undefined;
+  } & z.output<z.ZodObject<typeof databaseTlsEnvShape>>,
   explicit: Readonly<Record<string, string | undefined>>,
   cwd: string,
 ): DatabaseConfig {
@@ -139,9 +155,10 @@ export function resolveDatabase(
     const set = Object.entries(clientTlsVars('DATABASE_TLS'))
       .filter(([k]) => tlsFiles[k as keyof typeof tlsFiles] !== undefined)
       .map(([, v]) => v);
-    if (set.length > 0) {
+    // The queue on PostgreSQL reads them too (resolveQueue).
+    if (set.length > 0 && !(e.QUEUE_URL !== undefined && isPostgresUrl(e.QUEUE_URL))) {
       throw new ConfigError(
-        `${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} for PostgreSQL, but DATABASE_URL is not set (the store is the SQLite file ${e.DATABASE_PATH})`,
+        `${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} for PostgreSQL, but neither DATABASE_URL nor a postgres:// QUEUE_URL is set (the store is the SQLite file ${e.DATABASE_PATH})`,
       );
     }
     return { kind: 'sqlite', path: resolve(cwd, e.DATABASE_PATH) };
@@ -151,7 +168,7 @@ export function resolveDatabase(
       `Set DATABASE_URL (PostgreSQL) or DATABASE_PATH (SQLite), not both: DATABASE_URL = "${maskDatabaseUrl(e.DATABASE_URL)}", DATABASE_PATH = "${explicit.DATABASE_PATH}"`,
     );
   }
-  const tls = readClientTls(tlsFiles, clientTlsVars('DATABASE_TLS'), cwd);
+  const tls = readDatabaseTls(e, cwd);
   return {
     kind: 'postgres',
     url: e.DATABASE_URL,

@@ -14,6 +14,7 @@ import {
   describeDatabase,
   isDatabaseUrl,
   maskDatabaseUrlSetting,
+  readDatabaseTls,
   resolveDatabase,
 } from './database.js';
 import { ConfigError, describeIssues } from './errors.js';
@@ -159,13 +160,17 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
         ? parseConfigFile(configPath)
         : fileConfigSchema.parse({});
   const apiKey = readApiKey(e.GLACIER_API_KEY, e.GLACIER_API_KEY_FILE, cwd);
+  const database = resolveDatabase(e, present, cwd);
   return {
     warnings: unknownVariables(present),
     apiKey,
     baseUrl: e.GLACIER_BASE_URL.replace(/\/+$/, ''),
-    database: resolveDatabase(e, present, cwd),
+    database,
     redisUrl: e.REDIS_URL,
-    queue: resolveQueue(e, file.service.queuePrefix),
+    // The queue on PostgreSQL takes the store's TLS files (DATABASE_TLS_*), read once.
+    queue: resolveQueue(e, file.service.queuePrefix, () =>
+      database.kind === 'postgres' ? database.tls : readDatabaseTls(e, cwd),
+    ),
     redis: resolveRedis(e, present, cwd),
     metricsHost: e.METRICS_HOST,
     metricsPort: e.METRICS_PORT,

@@ -3,7 +3,10 @@
  * PostgreSQL through BullMQ's own backend (a `postgres://` QUEUE_URL), in a schema of its own so it
  * can share the store's database. The URL holds a password: print `printableQueue`, never the URL.
  */
+import type { ConnectionOptions } from 'node:tls';
 import { z } from 'zod';
+import type { ClientTls } from './client-tls.js';
+import { postgresSsl } from './database.js';
 import { ConfigError } from './errors.js';
 import { maskUrlPassword } from './url-password.js';
 
@@ -20,6 +23,10 @@ export type QueueConfig =
       /** The schema BullMQ's tables and the collector's shared state live in: `<queuePrefix>_queue`. */
       schema: string;
       setting: 'QUEUE_URL';
+      /** DATABASE_TLS_*_FILE (the store's), read; undefined: TLS as the URL's `sslmode` says. */
+      tls?: ClientTls | undefined;
+      /** node-postgres's `ssl` built from `tls` and QUEUE_URL's sslmode (`postgresSsl`). */
+      ssl?: ConnectionOptions | undefined;
     };
 
 const QUEUE_URL_SCHEMES = /^(rediss?|postgres(ql)?):\/\//i;
@@ -58,11 +65,25 @@ export function normalizeQueueEnv(
   return isRedisQueueUrl(queueUrl) ? { ...present, REDIS_URL: queueUrl } : present;
 }
 
-/** The queue backend of the validated environment; `queuePrefix` names the PostgreSQL schema. */
-export function resolveQueue(e: { QUEUE_URL?: string | undefined }, queuePrefix: string): QueueConfig {
+/**
+ * The queue backend of the validated environment; `queuePrefix` names the PostgreSQL schema, and
+ * `databaseTls` gives the DATABASE_TLS_* files, read (asked only for a PostgreSQL queue).
+ */
+export function resolveQueue(
+  e: { QUEUE_URL?: string | undefined },
+  queuePrefix: string,
+  databaseTls: () => ClientTls | undefined = () => undefined,
+): QueueConfig {
   if (e.QUEUE_URL === undefined) return { kind: 'redis', setting: 'REDIS_URL' };
   if (isRedisQueueUrl(e.QUEUE_URL)) return { kind: 'redis', setting: 'QUEUE_URL' };
-  return { kind: 'postgres', url: e.QUEUE_URL, schema: queueSchema(queuePrefix), setting: 'QUEUE_URL' };
+  const tls = databaseTls();
+  return {
+    kind: 'postgres',
+    url: e.QUEUE_URL,
+    schema: queueSchema(queuePrefix),
+    setting: 'QUEUE_URL',
+    ...(tls && { tls, ssl: postgresSsl(e.QUEUE_URL, tls, 'QUEUE_URL') }),
+  };
 }
 
 /**

@@ -17,6 +17,9 @@ import type { QueueBackend } from './backend.js';
  *   call with BudgetExhaustedError (the queue holds every job until the day turns).
  * - A 429 from the API pauses every holder of the budget for its `retry-after`: one shared key whose
  *   time to live is the pause.
+ * - A backend that does not answer (a Sentinel failover, a restart) is waited out for up to
+ *   OUTAGE_WAIT_MS, each call tried again with backoff, before the request fails with an error that
+ *   says so: a run writing during a failover goes on instead of failing.
  */
 export interface SharedBudget extends ComputeUnitBudget {
   snapshot(): Promise<BudgetSnapshot>;
@@ -38,6 +41,12 @@ export interface BudgetSnapshot {
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
+/**
+ * How long a request waits for the budget's backend to answer again: a Sentinel failover takes a few
+ * seconds (down-after-milliseconds plus the election), a Redis or PostgreSQL restart a few more.
+ */
+export const OUTAGE_WAIT_MS = 30_000;
+const OUTAGE_RETRY_MAX_DELAY_MS = 2_000;
 
 export interface BudgetOptions {
   backend: Pick<QueueBackend, 'createLimiter' | 'shared' | 'name'>;
@@ -59,19 +68,45 @@ export function createSharedBudget(o: BudgetOptions): SharedBudget {
   const minuteKey = (now: number) => `m${Math.floor(now / MINUTE_MS)}`;
   const dayKey = (now: number) => `d${Math.floor(now / DAY_MS)}`;
 
+  /**
+   * `call`, tried again with backoff while the backend does not answer, for up to OUTAGE_WAIT_MS of
+   * waiting; a refusal of the limiter (RateLimiterRes) is an answer. (A consume whose reply was lost
+   * with the connection is counted twice: the budget errs on the side of spending less.)
+   */
+  async function answered<T>(call: () => Promise<T>, signal: AbortSignal): Promise<T> {
+    let waited = 0;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await call();
+      } catch (err) {
+        if (err instanceof RateLimiterRes) throw err;
+        const delay = Math.min(OUTAGE_RETRY_MAX_DELAY_MS, 100 * 2 ** attempt);
+        if (waited + delay > OUTAGE_WAIT_MS) {
+          throw new Error(
+            `the compute-unit budget's ${o.backend.name} did not answer for ${OUTAGE_WAIT_MS / 1_000} s: ${(err as Error).message}`,
+            { cause: err },
+          );
+        }
+        await sleep(delay, signal);
+        waited += delay;
+      }
+    }
+  }
+
   /** Consumes `cu`; undefined on success, else the RateLimiterRes of the refusal (points given back). */
   async function take(
     limiter: RateLimiterStoreAbstract,
     key: string,
     cu: number,
+    signal: AbortSignal,
   ): Promise<RateLimiterRes | undefined> {
     try {
-      await limiter.consume(key, cu);
+      await answered(() => limiter.consume(key, cu), signal);
       return undefined;
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
       // A refused consume still counted its points: give them back so the window stays exact.
-      await limiter.reward(key, cu);
+      await answered(() => limiter.reward(key, cu), signal);
       return err;
     }
   }
@@ -88,17 +123,17 @@ export function createSharedBudget(o: BudgetOptions): SharedBudget {
       }
       for (;;) {
         signal.throwIfAborted();
-        const paused = await pausedForMs();
+        const paused = await answered(pausedForMs, signal);
         if (paused > 0) {
           await sleep(paused, signal);
           continue;
         }
         const now = o.clock.now();
-        if (await take(day, dayKey(now), cu)) {
+        if (await take(day, dayKey(now), cu, signal)) {
           throw new BudgetExhaustedError(o.perDay, DAY_MS - (now % DAY_MS));
         }
-        if (!(await take(minute, minuteKey(now), cu))) return;
-        await day.reward(dayKey(now), cu);
+        if (!(await take(minute, minuteKey(now), cu, signal))) return;
+        await answered(() => day.reward(dayKey(now), cu), signal);
         await sleep(MINUTE_MS - (now % MINUTE_MS) + 5, signal);
       }
     },

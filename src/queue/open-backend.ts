@@ -1,3 +1,4 @@
+import { untrustedCertificateHint } from '../config/client-tls.js';
 import type { Config } from '../config/index.js';
 import { maskQueueUrl } from '../config/queue.js';
 import { redisSetting } from '../config/redis.js';
@@ -33,8 +34,10 @@ export async function openQueueBackend(
     await migrateQueueSchema(pool, q);
   } catch (err) {
     await pool.end().catch(() => undefined);
+    // A CA that did not sign the server's certificate: which variable and file to check.
+    const hint = untrustedCertificateHint(err, 'DATABASE_TLS_CA_FILE', q.tls?.caFile);
     throw new Error(
-      `the queue's PostgreSQL at ${maskQueueUrl(q.url)} (QUEUE_URL) could not be set up in schema ${q.schema}: ${describePostgresError(err as Error)}`,
+      `the queue's PostgreSQL at ${maskQueueUrl(q.url)} (QUEUE_URL) could not be set up in schema ${q.schema}: ${describePostgresError(err as Error)}${hint ? `: ${hint}` : ''}`,
       { cause: err },
     );
   }

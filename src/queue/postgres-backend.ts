@@ -10,6 +10,8 @@
  * (BullMQ's `runMigrations` and the collector's two tables, each under an advisory lock, so several
  * processes starting at once are fine).
  */
+
+import type { ConnectionOptions } from 'node:tls';
 import {
   createPostgresBackend,
   type JobProgress,
@@ -22,15 +24,18 @@ import {
 } from 'bullmq';
 import pg from 'pg';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { withoutSslParameters } from '../config/database.js';
 import { maskQueueUrl } from '../config/queue.js';
 import type { Logger } from '../runtime/logger.js';
 import type { CollectorQueue, CollectorWorkerHandle, QueueBackend, SharedState } from './backend.js';
-import { QUEUE_NAME, type QueuedJobData } from './jobs.js';
+import { postgresJobOptions, QUEUE_NAME, type QueuedJobData } from './jobs.js';
 
 export interface PostgresQueueTarget {
   /** QUEUE_URL, password included. */
   url: string;
   schema: string;
+  /** node-postgres's `ssl` from the DATABASE_TLS_* files (src/config/queue.ts), if set. */
+  ssl?: ConnectionOptions | undefined;
 }
 
 /** The database's clock in milliseconds: the time to live of every process's rows is counted on one clock. */
@@ -51,18 +56,23 @@ export interface PostgresPoolOptions {
 /**
  * QUEUE_URL as node-postgres's config: the URL's own `options` (a search_path for the store, say) taken
  * out of it, since node-postgres lets the URL's win over the config's and the schema's search_path is
- * appended to them.
+ * appended to them; with the TLS files, its `sslmode` too (it would override `ssl`).
  */
 function connectionConfig(
   target: PostgresQueueTarget,
   searchPath: boolean,
-): { connectionString: string; keepAlive: boolean; options?: string } {
-  const url = new URL(target.url);
+): { connectionString: string; keepAlive: boolean; options?: string; ssl?: ConnectionOptions } {
+  const url = new URL(target.ssl ? withoutSslParameters(target.url) : target.url);
   const given = url.searchParams.get('options');
   url.searchParams.delete('options');
   const path = searchPath ? `-c search_path=${quoteSchemaName(target.schema)}` : undefined;
   const options = [given, path].filter(Boolean).join(' ');
-  return { connectionString: url.toString(), keepAlive: true, ...(options && { options }) };
+  return {
+    connectionString: url.toString(),
+    keepAlive: true,
+    ...(options && { options }),
+    ...(target.ssl && { ssl: target.ssl }),
+  };
 }
 
 /** A pool whose every connection works in the queue's schema (the collector's own tables). */
@@ -190,7 +200,11 @@ export function postgresBackend(target: PostgresQueueTarget, o: PostgresBackendO
         string,
         PostgresQueueBackend,
         PostgresConnectionOptions
-      >(QUEUE_NAME, bullConfig(QUEUE_POOL), createPostgresBackend);
+      >(
+        QUEUE_NAME,
+        { ...bullConfig(QUEUE_POOL), defaultJobOptions: postgresJobOptions },
+        createPostgresBackend,
+      );
       queue.on('error', () => undefined); // the pool reports outages, once each
       return queue as unknown as CollectorQueue;
     },

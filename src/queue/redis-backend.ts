@@ -6,7 +6,7 @@ import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { CollectorQueue, CollectorWorkerHandle, QueueBackend, SharedState } from './backend.js';
-import { QUEUE_NAME, type QueuedJobData } from './jobs.js';
+import { QUEUE_NAME, type QueuedJobData, redisJobOptions } from './jobs.js';
 import { checkEvictionPolicy, type RedisConnections } from './redis.js';
 
 export function redisBackend(conns: RedisConnections, prefix: string, setting: string): QueueBackend {
@@ -18,7 +18,11 @@ export function redisBackend(conns: RedisConnections, prefix: string, setting: s
     lossMessage:
       'Redis lost its data (flushed, or restarted without persistence): recreating today’s compute-unit spending from job_runs; the next slots run as scheduled',
     createQueue(): CollectorQueue {
-      const queue = new Queue<QueuedJobData>(QUEUE_NAME, { connection: producer, prefix });
+      const queue = new Queue<QueuedJobData>(QUEUE_NAME, {
+        connection: producer,
+        prefix,
+        defaultJobOptions: redisJobOptions,
+      });
       queue.on('error', () => undefined); // the connection reports outages, once each
       return queue;
     },

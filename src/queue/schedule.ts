@@ -40,7 +40,10 @@ export function readCron(expression: string, timezone = 'UTC'): CronReading {
   // Built on first use: node-cron's task sets up its timezone formatters (milliseconds), and `plan`
   // (`config check`'s summary) counts the runs of plain expressions without asking either.
   let matchIn: ((date: Date) => boolean) | undefined;
-  const match = (date: Date) => (matchIn ??= matcher(expression, timezone))(date);
+  const match = (date: Date) => {
+    matchIn ??= matcher(expression, timezone);
+    return matchIn(date);
+  };
   let next: Cron | undefined;
   const fields = cron.parse(expression);
   const slotsPerDay = fields.second.length * fields.minute.length * fields.hour.length;

@@ -3,7 +3,6 @@ import type { Config } from '../config/index.js';
 import type { Job } from '../kernel/job.js';
 import type { Logger } from '../runtime/logger.js';
 import type { CollectorQueue } from './backend.js';
-import { retention, retries } from './jobs.js';
 
 export interface SchedulerOptions {
   config: Config;
@@ -57,7 +56,8 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
         const added = await o.queue.add(
           job.name,
           { slot: slot.toISOString(), args: {} },
-          { ...retention, ...retries, jobId, deduplication: { id: job.name } },
+          // Retention and retries: the queue's default job options (its backend's).
+          { jobId, deduplication: { id: job.name } },
         );
         if (added.id !== jobId) {
           log.info(

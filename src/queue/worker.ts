@@ -4,7 +4,7 @@ import type { Config } from '../config/index.js';
 import { findJob, type JobList, type RunDeps, type RunSummary, runJob } from '../kernel/index.js';
 import type { Logger } from '../runtime/logger.js';
 import type { CollectorQueue, CollectorWorkerHandle, QueueBackend } from './backend.js';
-import { type QueuedJobData, retention, retries } from './jobs.js';
+import { type QueuedJobData, workerLimiter } from './jobs.js';
 import { untilSetUp } from './redis.js';
 
 export interface WorkerOptions {
@@ -67,7 +67,8 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
     }
     o.onRun?.(summary);
     for (const c of summary.continuations) {
-      await o.queue.add(c.job, { args: c.args }, { ...retention, ...retries, jobId: c.id, delay: c.delayMs });
+      // Retention and retries: the queue's default job options (its backend's).
+      await o.queue.add(c.job, { args: c.args }, { jobId: c.id, delay: c.delayMs });
     }
     if (summary.status === 'succeeded') {
       return {
@@ -86,8 +87,7 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
     name: workerName,
     lockDuration: o.config.service.stalledJobTimeout,
     stalledInterval: o.config.service.stalledJobTimeout,
-    // Needed for queue.rateLimit() to hold jobs back; high enough never to limit on its own.
-    limiter: { max: 10_000, duration: 1_000 },
+    limiter: workerLimiter,
     autorun: true,
   });
   worker.on('error', (err) => {

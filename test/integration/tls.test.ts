@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '../../jobs/index.js';
 import { loadConfig } from '../../src/config/index.js';
@@ -12,6 +13,7 @@ import { EPHEMERAL_REDIS_ARGS, type RedisProcess, spawnRedis } from '../support/
 import { freePort } from '../support/redis-server.js';
 import { captureLog, jobRuns, waitFor } from '../support/service.js';
 import { makeTestCa, type TestCa } from '../support/test-ca.js';
+import { tempDir } from '../support/tmp.js';
 
 /**
  * TLS to both of the service's servers, with a CA the test makes: a redis-server that listens only
@@ -95,6 +97,25 @@ const config = (env: Record<string, string> = {}) =>
     },
   });
 
+/** The queue on the TLS PostgreSQL, no Redis; the store there too unless `storeToo` is false. */
+function queueOnPostgres(env: Record<string, string> = {}, storeToo = true) {
+  const {
+    REDIS_URL: _u,
+    REDIS_TLS_CA_FILE: _c,
+    REDIS_TLS_CERT_FILE: _r,
+    REDIS_TLS_KEY_FILE: _k,
+    DATABASE_URL,
+    ...rest
+  } = tlsEnv(env);
+  return loadConfig({
+    env: { ...rest, ...(storeToo && { DATABASE_URL }), QUEUE_URL: `${pg!.url}?sslmode=verify-full` },
+    file: {
+      jobs: { supply: { schedule: '* * * * * *' } },
+      service: { queuePrefix: `t${randomBytes(4).toString('hex')}`, shutdownGrace: '5s' },
+    },
+  });
+}
+
 describe('TLS to Redis and PostgreSQL with the operator’s CA', () => {
   it('the service collects over both, with client certificates, and PostgreSQL sees a verified TLS session', async () => {
     const svc = await startService(config(), { jobs, log: captureLog().log });
@@ -117,6 +138,43 @@ describe('TLS to Redis and PostgreSQL with the operator’s CA', () => {
       (e: Error) => e,
     );
     expect(err?.message).toContain('DATABASE_URL = "postgres://postgres@127.0.0.1:');
+    expect(err?.message).toContain(
+      `the server's certificate is not signed by a CA trusted by DATABASE_TLS_CA_FILE = "${ca.otherCaFile}"`,
+    );
+  });
+
+  it('the queue on PostgreSQL over TLS (a postgres:// QUEUE_URL with DATABASE_TLS_*): the service collects with PostgreSQL alone', async () => {
+    const svc = await startService(queueOnPostgres(), { jobs, log: captureLog().log });
+    try {
+      const succeeded = async () => (await jobRuns(svc)).filter((r) => r.status === 'succeeded');
+      await waitFor(async () => (await succeeded()).length >= 2, 20_000, 'two runs, queued over TLS');
+      // The cluster takes TLS connections only (hostssl): the store's and the queue's are all verified.
+      const sessions = await svc.app.store.all<{ ssl: boolean; client_dn: string | null }>(
+        `SELECT s.ssl, s.client_dn FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid)
+         WHERE a.backend_type = 'client backend' AND a.application_name <> ''`,
+      );
+      expect(sessions.length).toBeGreaterThan(1);
+      for (const s of sessions) expect(s).toEqual({ ssl: true, client_dn: '/CN=glacier-collector' });
+      expect((await svc.readiness()).ready).toBe(true);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('a CA that did not sign the queue’s PostgreSQL certificate fails start-up, naming QUEUE_URL, DATABASE_TLS_CA_FILE and its file', async () => {
+    // The store on SQLite: the queue is what connects to PostgreSQL.
+    const { dir, cleanup } = tempDir();
+    const err = await startService(
+      queueOnPostgres({ DATABASE_TLS_CA_FILE: ca.otherCaFile, DATABASE_PATH: join(dir, 'db.sqlite') }, false),
+      { jobs, log: captureLog().log },
+    )
+      .then(
+        async (svc) => void (await svc.close()),
+        (e: Error) => e,
+      )
+      .finally(cleanup);
+    expect(err?.message).toContain("the queue's PostgreSQL at postgres://postgres@127.0.0.1:");
+    expect(err?.message).toContain('(QUEUE_URL)');
     expect(err?.message).toContain(
       `the server's certificate is not signed by a CA trusted by DATABASE_TLS_CA_FILE = "${ca.otherCaFile}"`,
     );

@@ -22,7 +22,7 @@ import { Redis } from 'ioredis';
 import { demoFileConfig } from '../../src/commands/demo-config.js';
 import { parseDuration } from '../../src/config/durations.js';
 import { isPostgresUrl, storeLocation } from '../../src/config/index.js';
-import { QUEUE_NAME } from '../../src/queue/jobs.js';
+import { KEPT_JOBS_ON_REDIS, QUEUE_NAME } from '../../src/queue/jobs.js';
 import { openStore, readOldestKept, type Store } from '../../src/store/index.js';
 import { parseExposition, samples } from '../support/exposition.js';
 import { onPostgresQueue, removeQueue } from '../support/queue.js';
@@ -205,8 +205,8 @@ const SERIES: SeriesSpec[] = [
 /** The maintenance job's period (seconds) in a soak with `retention`. */
 export const MAINTENANCE_PERIOD_S = 10;
 
-/** BullMQ's retention (src/queue/jobs.ts): completed and failed jobs kept at most. */
-const KEPT_JOBS_CAP = 2_000 + 2_000;
+/** BullMQ's retention on Redis (src/queue/jobs.ts): completed and failed jobs kept at most. */
+const KEPT_JOBS_CAP = 2 * KEPT_JOBS_ON_REDIS;
 
 /** Period in seconds per job: SOAK_PERIODS, and the maintenance job's in a soak with retention. */
 function periodsOf(retention: string | undefined): Readonly<Record<string, number>> {
@@ -370,7 +370,8 @@ export function judgeSeries(
       note = 'grows with the data while no retention is configured: reported only';
     } else if (spec.name === 'Redis keys' || spec.name === 'Redis memory') {
       // Judged once BullMQ's retention is full: before, each run adds a kept job by design.
-      const capped = (last?.redisKeptJobs ?? 0) >= 2_000 && (first?.redisKeptJobs ?? 0) >= 2_000;
+      const capped =
+        (last?.redisKeptJobs ?? 0) >= KEPT_JOBS_ON_REDIS && (first?.redisKeptJobs ?? 0) >= KEPT_JOBS_ON_REDIS;
       if (!capped)
         note = "BullMQ's retention (2,000 completed jobs) not reached over the second half: reported only";
     }

@@ -1,7 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Redis, type RedisOptions } from 'ioredis';
+import { tempDir } from './tmp.js';
 
-/** A test's Redis: loopback only, nothing on disk, and the eviction policy BullMQ needs. */
+/**
+ * A test's Redis: loopback only, no snapshot and no append-only file, and the eviction policy BullMQ
+ * needs. A replica is fed over the socket (diskless sync and load), so replication writes no RDB
+ * either; whatever a server would still write lands in its own temporary directory (spawnRedis).
+ */
 export const EPHEMERAL_REDIS_ARGS = [
   '--bind',
   '127.0.0.1',
@@ -9,6 +14,12 @@ export const EPHEMERAL_REDIS_ARGS = [
   '',
   '--appendonly',
   'no',
+  '--repl-diskless-sync',
+  'yes',
+  '--repl-diskless-sync-delay',
+  '0',
+  '--repl-diskless-load',
+  'on-empty-db',
   '--maxmemory-policy',
   'noeviction',
 ];
@@ -34,8 +45,9 @@ export interface RedisProcess {
 
 /**
  * A redis-server or redis-sentinel of the test's own, started with `args` (its port among them) and
- * waited for until it answers PING on `port` (over TLS with `probe.tls`). Nothing is kept on disk
- * unless `args` says so. `kill` is a SIGKILL: as a crash would.
+ * waited for until it answers PING on `port` (over TLS with `probe.tls`). It runs in a temporary
+ * directory of its own (its working directory, and a redis-server's `--dir`), removed once it is
+ * killed: nothing lands in the checkout. `kill` is a SIGKILL: as a crash would.
  */
 export async function spawnRedis(
   command: 'redis-server' | 'redis-sentinel',
@@ -44,7 +56,11 @@ export async function spawnRedis(
   probe: RedisOptions = {},
 ): Promise<RedisProcess> {
   let stderr = '';
-  const child: ChildProcess = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const { dir, cleanup } = tempDir(`glacier-${command}-`);
+  const child: ChildProcess = spawn(command, command === 'redis-server' ? [...args, '--dir', dir] : args, {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4_000);
   });
@@ -58,7 +74,7 @@ export async function spawnRedis(
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGKILL');
-      }),
+      }).finally(cleanup),
   };
   const client = oneShotClient(port, probe);
   try {

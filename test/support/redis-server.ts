@@ -1,7 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { Redis } from 'ioredis';
-import { EPHEMERAL_REDIS_ARGS } from './redis-process.js';
+import { EPHEMERAL_REDIS_ARGS, type RedisProcess, spawnRedis } from './redis-process.js';
 
 /** A free TCP port on loopback (closed again before it is returned). */
 export function freePort(): Promise<number> {
@@ -32,36 +30,17 @@ export async function startPrivateRedis(
   options: { port?: number; start?: boolean } = {},
 ): Promise<PrivateRedis> {
   const port = options.port ?? (await freePort());
-  let child: ChildProcess | undefined;
-  const url = `redis://127.0.0.1:${port}`;
+  let server: RedisProcess | undefined;
   const handle: PrivateRedis = {
     port,
-    url,
+    url: `redis://127.0.0.1:${port}`,
     async start() {
-      child = spawn('redis-server', ['--port', String(port), ...EPHEMERAL_REDIS_ARGS], { stdio: 'ignore' });
-      const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      probe.on('error', () => undefined);
-      for (let i = 0; i < 100; i++) {
-        try {
-          await probe.connect();
-          await probe.ping();
-          probe.disconnect();
-          return;
-        } catch {
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      }
-      probe.disconnect();
-      throw new Error(`redis-server did not start on port ${port}`);
+      server = await spawnRedis('redis-server', ['--port', String(port), ...EPHEMERAL_REDIS_ARGS], port);
     },
     async stop() {
-      const c = child;
-      child = undefined;
-      if (!c || c.exitCode !== null) return;
-      await new Promise<void>((resolve) => {
-        c.once('exit', () => resolve());
-        c.kill('SIGKILL');
-      });
+      const s = server;
+      server = undefined;
+      await s?.kill();
     },
   };
   if (options.start ?? true) await handle.start();

@@ -164,7 +164,7 @@ describe('the Redis configuration', () => {
     [{ REDIS_TLS_CERT_FILE: '/x.crt' }, 'REDIS_TLS_CERT_FILE is set but REDIS_TLS_KEY_FILE is not'],
     [
       { DATABASE_TLS_CA_FILE: '/ca.crt' },
-      'DATABASE_TLS_CA_FILE is for PostgreSQL, but DATABASE_URL is not set',
+      'DATABASE_TLS_CA_FILE is for PostgreSQL, but neither DATABASE_URL nor a postgres:// QUEUE_URL is set',
     ],
     [{ REDIS_PASSWORD_FILE: '/nonexistent/pw' }, 'Cannot read REDIS_PASSWORD_FILE /nonexistent/pw: ENOENT'],
   ])('refuses %o: %s', (env, message) => {
