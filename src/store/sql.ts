@@ -54,7 +54,10 @@ export interface Sql {
    */
   transaction<T>(fn: (tx: Sql) => Promise<T>, options?: TransactionOptions): Promise<T>;
 
-  /** Writes a page through the plan's upsert; returns the rows new or changed (not those only touched). */
+  /**
+   * Writes a page through the table's upsert (`planUpsert`); returns the rows new or changed (not
+   * those only touched). No rows: nothing is sent.
+   */
   upsert(plan: UpsertPlan, rows: readonly Record<string, unknown>[]): Promise<number>;
   /** Inserts rows (values in `columns` order), skipping any whose key is stored; returns the rows added. */
   insertIgnoringConflicts(
@@ -163,7 +166,7 @@ export const MAX_CACHED_STATEMENTS = 1000;
  *   changed or not, without counting it as written. A new row already carries it, so it is not
  *   written twice.
  *
- * Each driver writes the page its own way (`Sql.upsert`, nothing with no rows: one prepared single-row statement per row
+ * Each driver writes the page its own way (`Sql.upsert`: one prepared single-row statement per row
  * on SQLite, one statement per page on PostgreSQL, then one `UPDATE` that touches the rows seen
  * again unchanged); a page that holds a key twice keeps its last row on both.
  */
