@@ -21,7 +21,7 @@ const T0 = Date.UTC(2025, 5, 15, 12);
 const BEFORE = [
   'DROP INDEX transactions_chain_time_idx',
   'DROP INDEX IF EXISTS rewards_unpriced_idx', // since dropped from the schema (reward summaries)
-  'DROP INDEX job_runs_status_idx',
+  'DROP INDEX job_runs_unsucceeded_idx', // job_runs_status_idx until it became partial
   'DROP INDEX reward_addresses_address_idx',
   'CREATE INDEX reward_addresses_address_idx ON reward_addresses (address)',
   'DROP INDEX rewards_node_id_idx',

@@ -393,8 +393,12 @@ export const jobRuns = table(
   },
   (t) => [
     index('job_runs_job_started_idx').on(t.job, t.startedAt),
-    // Health queries: the last success per job, recent failures, runs left `running`.
-    index('job_runs_status_idx').on(t.status, t.job, t.finishedAt),
+    // Runs left `running` (a takeover's), recent failures and each job's latest failure: a partial
+    // index, so a run that succeeds (nearly every one) leaves it once finished and writes only its
+    // `running` entry; the latest success per job is job_summaries'.
+    index('job_runs_unsucceeded_idx')
+      .on(t.status, t.job, t.finishedAt)
+      .where(sql`${t.status} = 'running' OR ${t.status} = 'failed'`),
   ],
 );
 

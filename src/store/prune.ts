@@ -107,19 +107,12 @@ export async function pruneExportFiles(sql: Sql, beforeSeconds: number): Promise
  * job_summaries and `status` show).
  */
 export async function pruneJobRuns(store: Store, beforeIso: string, o: PruneOptions): Promise<number> {
-  const jobs = await store.all<{ job: string }>('SELECT job FROM job_summaries ORDER BY job');
+  const jobs = await store.all<{ job: string; lastSuccessAt: string | null }>(
+    'SELECT job, last_success_at AS "lastSuccessAt" FROM job_summaries ORDER BY job',
+  );
   let total = 0;
-  for (const { job } of jobs) {
-    const keep: number[] = [];
-    for (const status of ['succeeded', 'failed']) {
-      // job_runs_status_idx: (status, job, finished_at).
-      const row = await store.get<{ id: number }>(
-        `SELECT id FROM job_runs WHERE status = ? AND job = ? AND finished_at IS NOT NULL
-         ORDER BY finished_at DESC, id DESC LIMIT 1`,
-        [status, job],
-      );
-      keep.push(row?.id ?? -1);
-    }
+  for (const { job, lastSuccessAt } of jobs) {
+    const keep = [await latestSuccess(store, job, lastSuccessAt), await latestFailure(store, job)];
     total += await deleteInBatches(
       store,
       'job_runs',
@@ -129,6 +122,31 @@ export async function pruneJobRuns(store: Store, beforeIso: string, o: PruneOpti
     );
   }
   return total;
+}
+
+/**
+ * The run that finished at `finishedAt`, job_summaries' latest success: walked back from that time
+ * along job_runs_job_started_idx (it started before it finished), so the first success finished
+ * then is the one (of runs finished at once, the one started last). -1: none.
+ */
+async function latestSuccess(store: Store, job: string, finishedAt: string | null): Promise<number> {
+  if (finishedAt === null) return -1;
+  const row = await store.get<{ id: number }>(
+    `SELECT id FROM job_runs WHERE job = ? AND started_at <= ? AND status = 'succeeded' AND finished_at = ?
+     ORDER BY started_at DESC, id DESC LIMIT 1`,
+    [job, finishedAt, finishedAt],
+  );
+  return row?.id ?? -1;
+}
+
+/** A job's latest failure, -1: none (job_runs_unsucceeded_idx: the status is written out to match it). */
+async function latestFailure(store: Store, job: string): Promise<number> {
+  const row = await store.get<{ id: number }>(
+    `SELECT id FROM job_runs WHERE status = 'failed' AND job = ? AND finished_at IS NOT NULL
+     ORDER BY finished_at DESC, id DESC LIMIT 1`,
+    [job],
+  );
+  return row?.id ?? -1;
 }
 
 /**

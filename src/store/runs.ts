@@ -85,10 +85,10 @@ export function listLatestJobRuns(sql: Sql): Promise<JobRunRow[]> {
   );
 }
 
-/** When each job last finished successfully. */
+/** When each job last finished successfully (job_summaries, kept by the finish trigger of job_runs). */
 export function listLastSuccesses(sql: Sql): Promise<{ job: string; finishedAt: string | null }[]> {
   return sql.all(
-    `SELECT job, max(finished_at) AS "finishedAt" FROM job_runs WHERE status = 'succeeded' GROUP BY job`,
+    'SELECT job, last_success_at AS "finishedAt" FROM job_summaries WHERE last_success_at IS NOT NULL',
   );
 }
 

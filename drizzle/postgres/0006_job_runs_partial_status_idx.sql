@@ -1,0 +1,2 @@
+DROP INDEX "job_runs_status_idx";--> statement-breakpoint
+CREATE INDEX "job_runs_unsucceeded_idx" ON "job_runs" USING btree ("status","job","finished_at") WHERE "job_runs"."status" = 'running' OR "job_runs"."status" = 'failed';
