@@ -9,7 +9,8 @@ import { rewardQueries, rewards } from '../../jobs/rewards.js';
 import { demoAddress } from '../../src/commands/demo-config.js';
 import { storeLocation } from '../../src/config/index.js';
 import { runHandler } from '../../src/kernel/index.js';
-import { bareAddress, openStore, tables } from '../../src/store/index.js';
+import { openStore, tables } from '../../src/store/index.js';
+import { bareAddress } from '../../src/upstream/endpoints.js';
 import { endpoints, type HistoricalReward } from '../../src/upstream/index.js';
 import { startSimulatorProcess } from '../../test/support/sim-process.js';
 import {

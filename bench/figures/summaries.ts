@@ -18,7 +18,7 @@ import {
   upsertRewards,
   upsertTransactions,
 } from '../../src/store/index.js';
-import { createUpsert } from '../../src/store/upsert.js';
+import { planUpsert } from '../../src/store/sql.js';
 import type { HistoricalReward, Transaction } from '../../src/upstream/index.js';
 import { tempDir } from '../../test/support/tmp.js';
 import { type Figure, figure, median, scaled } from '../lib.js';
@@ -111,7 +111,7 @@ export async function run(): Promise<Figure[]> {
     const txPage = (page: number) => Array.from({ length: PAGE }, (_, i) => transaction(page * PAGE + i));
     const seenAt = '2025-06-15T12:00:00.000Z';
     /** The transactions upsert as upsertTransactions builds it, without the summary. */
-    const bare = createUpsert(tables.transactions, {
+    const bare = planUpsert(tables.transactions, {
       key: ['chainId', 'txHash'],
       update: (Object.keys(getTableColumns(tables.transactions)) as never[]).filter(
         (c) => !['chainId', 'txHash', 'firstSeenAt', 'lastSeenAt'].includes(c),
@@ -122,8 +122,8 @@ export async function run(): Promise<Figure[]> {
       transactions: {
         with: (tx: Sql, page: number) => upsertTransactions(tx, 'mainnet', txPage(page), seenAt),
         without: (tx: Sql, page: number) =>
-          bare(
-            tx,
+          tx.upsert(
+            bare,
             txPage(page).map((t) => transactionRow(t, 'mainnet', seenAt)),
           ),
       },

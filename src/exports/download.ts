@@ -11,8 +11,8 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, type Dispatcher, request } from 'undici';
 import { excerpt } from '../escape/excerpt.js';
+import { describe, header } from '../upstream/http.js';
 import { defaultRetryPolicy, type RetryPolicy, retryDelayMs } from '../upstream/retry.js';
-import { describe, header } from '../upstream/wire.js';
 import { type DownloadGuard, DownloadRefusedError, guardedConnector } from './address-guard.js';
 
 export interface DownloadedFile {

@@ -37,7 +37,14 @@ import { createScrape } from './scrape.js';
 export { DEFAULT_SERIES_CAP } from './cap.js';
 export { configuredJobs } from './collectors/jobs.js';
 export { QUEUE_STATES } from './collectors/service.js';
-export { createOwnMetrics, type Observer, type OwnMetrics, observeAll } from './own.js';
+export {
+  createDiskWatch,
+  createOwnMetrics,
+  type DiskWatch,
+  type Observer,
+  type OwnMetrics,
+  observeAll,
+} from './own.js';
 export {
   DEFAULT_READINESS_TIMEOUT_MS,
   type HttpServer,

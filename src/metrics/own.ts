@@ -3,11 +3,13 @@
  * (`sum without (instance)`). Series of configured jobs and of every endpoint start at 0, so a
  * first failure shows in `increase()` instead of appearing as a new series at 1. They need no
  * store: the service creates them first and hands them, as one observer, to the client, the worker
- * and the scheduler; `createMetrics` adds them to its registry.
+ * and the scheduler; `createMetrics` adds them to its registry. Beside them, the disk watch that
+ * `/readyz` reads, kept by the same observer.
  */
 import { Counter, Histogram, type Metric, type Registry } from 'prom-client';
 import { RETAINED_TABLES } from '../config/index.js';
 import type { RunSummary } from '../kernel/index.js';
+import { diskFullError } from '../store/index.js';
 import { type AttemptEvent, endpointNames, endpoints, REJECT_REASONS } from '../upstream/index.js';
 
 export const OUTCOMES = ['succeeded', 'failed'] as const;
@@ -167,5 +169,23 @@ export function observeAll(...observers: Partial<Observer>[]): Observer {
     observeSkippedSlot: (job) => {
       for (const o of observers) o.observeSkippedSlot?.(job);
     },
+  };
+}
+
+/** A full disk fails runs, not the service: `/readyz` says so until a run succeeds again. */
+export interface DiskWatch extends Pick<Observer, 'observeRun'> {
+  /** The message of the last run's full-disk failure; undefined once a run succeeded since. */
+  diskFull(): string | undefined;
+}
+
+export function createDiskWatch(): DiskWatch {
+  let full: string | undefined;
+  return {
+    observeRun(s) {
+      // A run that succeeded has no error to look into.
+      if (s.status === 'succeeded') full = undefined;
+      else full = diskFullError(s.error)?.message ?? full;
+    },
+    diskFull: () => full,
   };
 }

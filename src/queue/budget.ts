@@ -1,8 +1,8 @@
 import { RateLimiterRes, type RateLimiterStoreAbstract } from 'rate-limiter-flexible';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
+import { abortableSleep } from '../upstream/http.js';
 import { BudgetExhaustedError, type ComputeUnitBudget, type EndpointName } from '../upstream/index.js';
-import { abortableSleep } from '../upstream/wire.js';
 import type { QueueBackend } from './backend.js';
 
 /**

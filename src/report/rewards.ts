@@ -3,14 +3,13 @@ import type { RewardsJobConfig } from '../config/index.js';
 import { excerpt } from '../escape/excerpt.js';
 import { forTerminal } from '../escape/terminal.js';
 import {
-  bareAddress,
   hasRewardsFor,
   listPriceCurrencies,
   listPricedRewards,
   type PricedReward,
   type Store,
 } from '../store/index.js';
-import { canonicalNetwork, currencies } from '../upstream/endpoints.js';
+import { bareAddress, canonicalNetwork, currencies } from '../upstream/endpoints.js';
 
 /**
  * The rewards report (`report rewards`): one row per reward that ended in a range of UTC days, with

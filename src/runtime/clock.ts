@@ -4,7 +4,11 @@ export interface Clock {
   now(): number;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+/**
+ * `Date.now` itself, which needs no `this`: a reader of `clock.now()` on a run has nothing of this
+ * file to open. (A fake `Date` installed later is not seen: tests pass a manual clock instead.)
+ */
+export const systemClock: Clock = { now: Date.now };
 
 /** A clock that only moves when told to: for tests and for the simulator's reproducible runs. */
 export interface ManualClock extends Clock {

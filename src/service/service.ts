@@ -1,8 +1,9 @@
 import { type Config, printableDatabaseLocation } from '../config/index.js';
 import { PROGRAM } from '../config/invocation.js';
-import type { JobList, RunSummary } from '../kernel/index.js';
+import type { JobList } from '../kernel/index.js';
 import {
   configuredJobs,
+  createDiskWatch,
   createMetrics,
   createOwnMetrics,
   type Metrics,
@@ -23,13 +24,7 @@ import { createScheduler } from '../queue/scheduler.js';
 import { createCollectorWorker } from '../queue/worker.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { configuredLogger, createLogger, type Logger } from '../runtime/logger.js';
-import {
-  appliedMigrations,
-  checkWritable,
-  diskFullError,
-  shippedMigrations,
-  sumComputeUnitsSince,
-} from '../store/index.js';
+import { appliedMigrations, checkWritable, shippedMigrations, sumComputeUnitsSince } from '../store/index.js';
 import { type App, createApp } from './app.js';
 import { createLifecycle, type ReleaseReport } from './lifecycle.js';
 
@@ -122,24 +117,14 @@ export async function startService(config: Config, options: ServiceOptions): Pro
           ...(options.sleep && { sleep: options.sleep }),
         })
       : undefined;
-    // A full disk fails runs, not the service: /readyz says so until a run succeeds again.
-    let diskFull: string | undefined;
-    const watchDisk = (summary: RunSummary) => {
-      const full = diskFullError(summary.error);
-      if (full) diskFull = full.message;
-      else if (summary.status === 'succeeded') diskFull = undefined;
-    };
     // The counters need no store: one observer, whole before the client, the worker and the scheduler exist.
     const own = createOwnMetrics(configuredJobs(options.jobs, config));
-    const observer = observeAll(
-      own,
-      { observeRun: watchDisk },
-      {
-        observeRun: options.onRun,
-        observeAttempt: options.onAttempt,
-        observeSkippedSlot: options.onSkippedSlot,
-      },
-    );
+    const disk = createDiskWatch();
+    const observer = observeAll(own, disk, {
+      observeRun: options.onRun,
+      observeAttempt: options.onAttempt,
+      observeSkippedSlot: options.onSkippedSlot,
+    });
     const app = await createApp(config, { log, clock, lifecycle, ...(budget && { budget }), observer });
     const metrics = createMetrics({ store: app.store, config, jobs: options.jobs, log, clock, role, own });
     const epoch = watchEpoch({
@@ -165,7 +150,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       { timeoutMs: 5_000 },
     );
 
-    const expectedMigrations = shippedMigrations(app.store.dialect);
+    const expectedMigrations = shippedMigrations(app.store);
     const readiness = async (): Promise<ReadyReport> => {
       const checks: ReadyReport['checks'] = {};
       const check = async (name: string, fn: () => Promise<void> | void) => {
@@ -187,6 +172,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       });
       await check(backend.checkName, () => backend.ping());
       await check('disk', () => {
+        const diskFull = disk.diskFull();
         if (diskFull) throw new Error(`the last write failed: ${diskFull}; ready again once a run succeeds`);
       });
       return { ready: Object.values(checks).every((c) => c.ok), checks };

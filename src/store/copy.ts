@@ -29,10 +29,9 @@ import {
   transactionSummaries,
   usageSummaries,
 } from './schema.js';
-import type { Sql, Store } from './sql.js';
+import { planUpsert, type Sql, type Store } from './sql.js';
 import { rebuildTransactionSummaries, refreshExportSummaries } from './summaries.js';
 import { schemaTables, selectList } from './tables.js';
-import { createUpsert } from './upsert.js';
 
 export interface CopyStoreOptions {
   /** Rows read per batch, and written per target transaction. @defaultValue 1000 */
@@ -142,7 +141,7 @@ async function copyTable(
 ): Promise<TableCopy> {
   const name = getTableName(table);
   const key = primaryKey(table);
-  const insert = createUpsert(table, { key: key.map((k) => k.prop) as never, update: [] });
+  const insert = planUpsert(table, { key: key.map((k) => k.prop) as never, update: [] });
   const select = `SELECT ${selectList(table)} FROM "${name}"`;
   const order = `ORDER BY ${key.map((k) => `"${k.name}"`).join(', ')} LIMIT ?`;
   // A row-value comparison: one range of the primary key's index on both databases.
@@ -164,7 +163,7 @@ async function copyTable(
     );
     if (rows.length > 0) {
       inserted += await on('target', to, `writing ${name}`, () =>
-        to.transaction((tx) => insert(tx, rows as never)),
+        to.transaction((tx) => tx.upsert(insert, rows as never)),
       );
       read += rows.length;
       const end = rows[rows.length - 1]!;

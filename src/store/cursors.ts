@@ -1,7 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { syncState } from './schema.js';
-import type { Sql } from './sql.js';
-import { createUpsert } from './upsert.js';
+import { planUpsert, type Sql } from './sql.js';
 
 /** The cursor of a job's stream, or undefined before its first run. */
 export async function readCursor<T>(sql: Sql, job: string, scope: string): Promise<T | undefined> {
@@ -12,7 +11,7 @@ export async function readCursor<T>(sql: Sql, job: string, scope: string): Promi
   return row ? (JSON.parse(row.cursor) as T) : undefined;
 }
 
-const upsertCursor = createUpsert(syncState, { key: ['job', 'scope'], update: ['cursor', 'updatedAt'] });
+const upsertCursor = planUpsert(syncState, { key: ['job', 'scope'], update: ['cursor', 'updatedAt'] });
 
 /** Writes a stream's cursor; call inside the page's transaction. */
 export async function writeCursor(
@@ -22,7 +21,7 @@ export async function writeCursor(
   cursor: unknown,
   at: string,
 ): Promise<void> {
-  await upsertCursor(sql, [{ job, scope, cursor: JSON.stringify(cursor), updatedAt: at }]);
+  await sql.upsert(upsertCursor, [{ job, scope, cursor: JSON.stringify(cursor), updatedAt: at }]);
 }
 
 export interface StoredCursor {

@@ -11,10 +11,10 @@ export async function checkWritable(store: Store): Promise<void> {
   await store.checkWritable();
 }
 
-/** How many migrations this version ships for `dialect` (its drizzle journal): read it once. */
-export function shippedMigrations(dialect: Store['dialect']): number {
+/** How many migrations this version ships for the store's database (its drizzle journal): read it once. */
+export function shippedMigrations(store: Pick<Store, 'dialect'>): number {
   const journal = JSON.parse(
-    readFileSync(join(migrationsFolder(dialect), 'meta', '_journal.json'), 'utf8'),
+    readFileSync(join(migrationsFolder(store.dialect), 'meta', '_journal.json'), 'utf8'),
   ) as {
     entries: unknown[];
   };

@@ -112,6 +112,7 @@ export async function openPostgresStore(
         return transaction(pool, fn, txOptions?.lock);
       },
       upsert: async (plan, rows) => {
+        if (rows.length === 0) return 0;
         const { upsert, touch, touchProps } = compileUpsert(plan);
         const keyOf = (record: Record<string, unknown>) =>
           plan.key.map((k) => String(record[k])).join('\u0000');

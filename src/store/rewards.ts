@@ -1,13 +1,10 @@
 import { getTableColumns } from 'drizzle-orm';
 import { bareAddress, canonicalNetwork, type HistoricalReward } from '../upstream/index.js';
 import { rewardAddresses, rewardPrices, rewards } from './schema.js';
-import type { Sql } from './sql.js';
-import { createUpsert } from './upsert.js';
+import { planUpsert, type Sql } from './sql.js';
 
 type Row = typeof rewards.$inferInsert;
 type PriceRow = typeof rewardPrices.$inferInsert;
-
-export { bareAddress };
 
 export function rewardRow(reward: HistoricalReward, network: string, seenAt: string): Row {
   return {
@@ -54,17 +51,17 @@ export function rewardPriceRow(
   };
 }
 
-const upsert = createUpsert(rewards, {
+const upsert = planUpsert(rewards, {
   key: ['network', 'utxoId'],
   update: updateColumns,
   touch: 'lastSeenAt',
 });
-const upsertPrices = createUpsert(rewardPrices, {
+const upsertPrices = planUpsert(rewardPrices, {
   key: ['network', 'utxoId', 'currency'],
   update: ['value', 'fetchedAt'],
   compare: ['value'],
 });
-const link = createUpsert(rewardAddresses, { key: ['network', 'utxoId', 'address'], update: [] });
+const link = planUpsert(rewardAddresses, { key: ['network', 'utxoId', 'address'], update: [] });
 
 /**
  * Upserts a page of rewards, their prices and their address links through `sql` (the page's
@@ -81,11 +78,11 @@ export async function upsertRewards(
   if (items.length === 0) return 0;
   const net = canonicalNetwork(network);
   const rows = items.map((r) => rewardRow(r, network, seenAt));
-  const written = await upsert(sql, rows);
+  const written = await sql.upsert(upsert, rows);
   const prices = items.flatMap((r) => rewardPriceRow(r, network, seenAt) ?? []);
-  const pricesWritten = await upsertPrices(sql, prices);
-  await link(
-    sql,
+  const pricesWritten = await sql.upsert(upsertPrices, prices);
+  await sql.upsert(
+    link,
     items.flatMap((r) =>
       r.addresses.map((address) => ({ network: net, utxoId: r.utxoId, address: bareAddress(address) })),
     ),

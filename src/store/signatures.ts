@@ -1,7 +1,6 @@
 import { canonicalNetwork } from '../upstream/index.js';
 import { signatures } from './schema.js';
-import type { Sql } from './sql.js';
-import { createUpsert } from './upsert.js';
+import { planUpsert, type Sql } from './sql.js';
 
 /** Which of `txHashes` already have a stored signature on `network`. */
 export async function findStoredSignatures(
@@ -17,7 +16,7 @@ export async function findStoredSignatures(
   return new Set(rows.map((r) => r.txHash));
 }
 
-const upsert = createUpsert(signatures, {
+const upsert = planUpsert(signatures, {
   key: ['network', 'txHash'],
   update: ['signedMessage', 'fetchedAt'],
   compare: ['signedMessage'],
@@ -31,5 +30,5 @@ export function upsertSignature(
   signedMessage: string,
   fetchedAt: string,
 ): Promise<number> {
-  return upsert(sql, [{ network: canonicalNetwork(network), txHash, signedMessage, fetchedAt }]);
+  return sql.upsert(upsert, [{ network: canonicalNetwork(network), txHash, signedMessage, fetchedAt }]);
 }

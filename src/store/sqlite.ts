@@ -139,7 +139,8 @@ export function openSqliteStore(path: string, options: OpenSqliteOptions = {}): 
       run: (text, params) => when(() => direct.run(text, params)),
       exec: (script) => when(() => direct.exec(script)),
       transaction,
-      upsert: (plan, rows) => when(() => direct.upsert(plan, rows)),
+      upsert: (plan, rows) =>
+        rows.length === 0 ? Promise.resolve(0) : when(() => direct.upsert(plan, rows)),
       insertIgnoringConflicts: (table, columns, rows) =>
         when(() => direct.insertIgnoringConflicts(table, columns, rows)),
       inList: (expr, values) => ({

@@ -1,13 +1,12 @@
 import type { Supply } from '../upstream/index.js';
 import { supplySnapshots } from './schema.js';
-import type { Sql } from './sql.js';
-import { createUpsert } from './upsert.js';
+import { planUpsert, type Sql } from './sql.js';
 
-const insert = createUpsert(supplySnapshots, { key: ['lastUpdated'], update: [] });
+const insert = planUpsert(supplySnapshots, { key: ['lastUpdated'], update: [] });
 
 /** Stores a supply answer once per distinct `lastUpdated`; returns 1 when it was new. */
 export function insertSupplySnapshot(sql: Sql, supply: Supply, fetchedAt: string): Promise<number> {
-  return insert(sql, [
+  return sql.upsert(insert, [
     {
       lastUpdated: supply.lastUpdated,
       circulatingSupply: supply.circulatingSupply,

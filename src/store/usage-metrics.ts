@@ -1,8 +1,7 @@
 import { getTableColumns } from 'drizzle-orm';
 import type { UsageMetricsResponse } from '../upstream/index.js';
 import { usageMetrics } from './schema.js';
-import type { Sql } from './sql.js';
-import { createUpsert } from './upsert.js';
+import { planUpsert, type Sql } from './sql.js';
 
 type Row = typeof usageMetrics.$inferInsert;
 
@@ -20,7 +19,7 @@ const compareColumns = (Object.keys(getTableColumns(usageMetrics)) as (keyof Row
     !['source', 'scope', 'timeInterval', 'groupBy', 'bucketTimestamp', 'groupValue', 'fetchedAt'].includes(c),
 );
 
-const upsert = createUpsert(usageMetrics, {
+const upsert = planUpsert(usageMetrics, {
   key: ['source', 'scope', 'timeInterval', 'groupBy', 'bucketTimestamp', 'groupValue'],
   update: [...compareColumns, 'fetchedAt'],
   compare: compareColumns,
@@ -53,5 +52,5 @@ export function upsertUsageMetrics(
       });
     }
   }
-  return upsert(sql, rows);
+  return sql.upsert(upsert, rows);
 }

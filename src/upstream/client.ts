@@ -9,7 +9,6 @@ import { z } from 'zod';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
 import { clientDefaults, isHeaderSafe } from './defaults.js';
-import { DriftCollector, findDrift } from './drift.js';
 import {
   type Currency,
   createMeter,
@@ -30,12 +29,20 @@ import type {
   TransactionStatus,
 } from './enums.js';
 import { RecordRejectedError } from './errors.js';
-import { type AttemptEvent, type CallContext, type ComputeUnitBudget, createTransport } from './http.js';
+import {
+  type AttemptEvent,
+  abortableSleep,
+  type CallContext,
+  type ComputeUnitBudget,
+  createTransport,
+} from './http.js';
 import { parseJsonLossless } from './json.js';
 import type { Page } from './paginate.js';
 import {
   checkRecords,
+  DriftCollector,
   type Findings,
+  findDrift,
   findingsOf,
   type RecordEndpoint,
   type RecordSpec,
@@ -61,7 +68,6 @@ import {
   type Transaction,
   type UsageBucket,
 } from './schemas.js';
-import { abortableSleep } from './wire.js';
 
 /** An answer with what its checks found beside it: drift, and records set aside (absent when none). */
 export type WithFindings<T> = T & { findings?: Findings | undefined };

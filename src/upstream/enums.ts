@@ -2,6 +2,7 @@
  * Enums of the Data API parameters and responses, from spec/data-api.openapi.json.
  * Networks, currencies and Primary Network chains live in endpoints.ts.
  */
+import { z } from 'zod';
 import type { primaryNetworkChains } from './endpoints.js';
 
 export const sortOrders = ['asc', 'desc'] as const;
@@ -55,3 +56,22 @@ export type PrimaryNetworkRpcGroupBy = (typeof primaryNetworkRpcGroupBys)[number
 export type SubnetRpcGroupBy = (typeof subnetRpcGroupBys)[number];
 export type RequestType = (typeof requestTypes)[number];
 export type PrimaryNetworkChain = (typeof primaryNetworkChains)[number];
+
+/** The known values of each open enum (`openEnum`), which the drift walk reads (records.ts). */
+export const openEnums = z.registry<{ known: readonly string[] }>();
+
+/** A word an open enum accepts beyond its known values: letters, digits and a few separators. */
+const ENUM_WORD = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/;
+
+/**
+ * A string enum whose known values are typed but which accepts any other word: failing a whole
+ * record because of a new `rewardType` would set data aside for nothing. An unknown value is seen
+ * as drift.
+ */
+export function openEnum<const T extends readonly [string, ...string[]]>(known: T) {
+  const schema = z
+    .string()
+    .regex(ENUM_WORD, 'expected a word: a letter, then letters, digits, "_", ".", ":" or "-", at most 64');
+  schema.register(openEnums, { known });
+  return schema as unknown as z.ZodType<T[number] | (string & {}), string>;
+}

@@ -2,6 +2,9 @@
  * The request loop: one call = up to `maxAttempts` HTTP attempts against the base URL, each bounded by
  * the attempt timeout (headers and body), all bounded by the call timeout and the caller's signals.
  */
+import { channel } from 'node:diagnostics_channel';
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import { type Dispatcher, request } from 'undici';
 import type { z } from 'zod';
 import type { Clock } from '../runtime/clock.js';
@@ -9,17 +12,9 @@ import type { Logger } from '../runtime/logger.js';
 import { scrubSecrets } from '../runtime/secrets.js';
 import { type EndpointName, endpoints, type Meter, pathOf } from './endpoints.js';
 import { UpstreamHttpError, UpstreamNetworkError, UpstreamResponseError } from './errors.js';
+import { summarizeIssues } from './records.js';
 import { hintedDelayMs, type RetryPolicy, retryDelayMs } from './retry.js';
 import { errorBodySchema } from './schemas.js';
-import {
-  BodyTooLargeError,
-  buildQuery,
-  describe,
-  header,
-  type QueryValue,
-  readBody,
-  summarizeIssues,
-} from './wire.js';
 
 /** One HTTP attempt, reported to `onAttempt` (logs, metrics). Holds no API key and no secret query value. */
 export interface AttemptEvent {
@@ -348,4 +343,105 @@ export function authNote(status: number, keySent: boolean): string | undefined {
       : 'without an API key this is refused: set GLACIER_API_KEY (or GLACIER_API_KEY_FILE, a file holding it)';
   }
   return undefined;
+}
+
+// The wire-level pieces: the sleep, query strings, bounded body reads, short descriptions of
+// errors, and the moment a request is written to its socket.
+
+export type QueryValue = string | number | readonly string[] | undefined;
+
+/** Query parameters whose values are credentials of a kind and stay out of events. */
+const SECRET_QUERY_PARAMS = new Set(['rlBypassApiToken']);
+
+/**
+ * Node's sleep (node:timers/promises), ending early when the signal aborts; it rejects with the
+ * signal's own reason (as `signal.throwIfAborted()` does) rather than Node's generic AbortError.
+ */
+export async function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await sleep(ms, undefined, signal ? { signal } : undefined);
+  } catch (err) {
+    throw signal?.aborted ? signal.reason : err;
+  }
+}
+
+export function buildQuery(query: Record<string, QueryValue> | undefined, forDisplay: boolean): string {
+  const parts: string[] = [];
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value === undefined) continue;
+    const encoded =
+      forDisplay && SECRET_QUERY_PARAMS.has(name)
+        ? 'REDACTED'
+        : typeof value === 'object'
+          ? value.map((v) => encodeURIComponent(v)).join(',')
+          : encodeURIComponent(String(value));
+    parts.push(`${encodeURIComponent(name)}=${encoded}`);
+  }
+  return parts.length > 0 ? `?${parts.join('&')}` : '';
+}
+
+export class BodyTooLargeError extends Error {}
+
+export async function readBody(
+  body: Dispatcher.ResponseData['body'],
+  cap: number,
+  truncate: boolean,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (size + chunk.length > cap) {
+      body.destroy();
+      if (!truncate) throw new BodyTooLargeError();
+      chunks.push(chunk.subarray(0, cap - size));
+      break;
+    }
+    size += chunk.length;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function header(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as { code?: unknown }).code;
+  const own =
+    typeof code === 'string' && !err.message.includes(code) ? `${code}: ${err.message}` : err.message;
+  // undici wraps socket errors; the root cause (ECONNRESET...) is the useful part.
+  return err.cause instanceof Error && err.cause.message !== err.message
+    ? `${own} (${describe(err.cause)})`
+    : own;
+}
+
+/** undici publishes here as it writes a request's headers to the socket. */
+const sendHeaders = channel('undici:client:sendHeaders');
+
+/**
+ * A promise that resolves when undici next writes a request to a socket, or after `maxMs`
+ * (a budget wait, a connection being opened) or when `stop` settles, whichever comes first. Listen
+ * before starting the request. What it is for: a prefetch waits for its request to be on the
+ * wire before the synchronous SQLite write of the current page takes the event loop; one turn of
+ * the loop is not always enough, as the request passes through the budget and the retry policy.
+ * Another request sent meanwhile (another job's) ends the wait early: the write then starts as
+ * it would without it.
+ */
+export function nextRequestSent(maxMs: number): { sent: Promise<void>; stop: () => void } {
+  let done: () => void = () => undefined;
+  const sent = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  const onSend = () => finish();
+  const timer = setTimeout(() => finish(), maxMs);
+  function finish() {
+    clearTimeout(timer);
+    sendHeaders.unsubscribe(onSend);
+    done();
+  }
+  sendHeaders.subscribe(onSend);
+  return { sent, stop: finish };
 }

@@ -11,7 +11,6 @@ export {
   type SubnetRpcUsageMetricsParams,
   type WithFindings,
 } from './client.js';
-export { type DriftKind, type DriftName, openEnum } from './drift.js';
 export * from './endpoints.js';
 export * from './enums.js';
 export {
@@ -25,12 +24,14 @@ export {
   UpstreamResponseError,
 } from './errors.js';
 export * from './fields.js';
-export type { AttemptEvent, ComputeUnitBudget } from './http.js';
+export { type AttemptEvent, type ComputeUnitBudget, nextRequestSent } from './http.js';
 export { parseJsonLossless, toPlainDecimal } from './json.js';
 export { type Page, type PaginateOptions, paginate } from './paginate.js';
 export {
   type Checked,
   checkRecord,
+  type DriftKind,
+  type DriftName,
   type Findings,
   type FindingsEndpoint,
   REJECT_REASONS,
@@ -48,4 +49,3 @@ export {
   retryDelayMs,
 } from './retry.js';
 export * from './schemas.js';
-export { nextRequestSent } from './wire.js';

@@ -12,19 +12,19 @@
  * answers are tested against.
  *
  * Response enums the upstream may extend are "open" (known values typed, any other word accepted,
- * and seen as drift: drift.ts) when an unknown value does not change what the collector does with the
+ * and seen as drift: records.ts) when an unknown value does not change what the collector does with the
  * row. Enums the collector branches on (operationStatus, operationType) or that only echo our
  * request (currencyCode) are strict.
  */
 import { isLosslessNumber } from 'lossless-json';
 import { z } from 'zod';
-import { openEnum } from './drift.js';
 import { currencies, networks, primaryNetworkChains } from './endpoints.js';
 import {
   apiUsageGroupBys,
   assetTypes,
   callTypes,
   evmOperationTypes,
+  openEnum,
   operationStatusCodes,
   operationStatuses,
   operationTypes,

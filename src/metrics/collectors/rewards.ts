@@ -1,14 +1,8 @@
 import type { Config } from '../../config/index.js';
-import {
-  bareAddress,
-  type RewardSubjectKind,
-  readCursor,
-  readRewardTotals,
-  type Store,
-} from '../../store/index.js';
+import { type RewardSubjectKind, readCursor, readRewardTotals, type Store } from '../../store/index.js';
 import { backfillComplete, type NewestFirstCursor } from '../../sync/newest-first.js';
 import { REWARDS_JOB, rewardStreams } from '../../sync/reward-streams.js';
-import { canonicalNetwork } from '../../upstream/index.js';
+import { bareAddress, canonicalNetwork } from '../../upstream/index.js';
 import { mergeSameLabels, OTHER } from '../cap.js';
 import { addUnits, storedUnits, storedUnitsToNumber } from '../decimal.js';
 import type { Scrape } from '../scrape.js';

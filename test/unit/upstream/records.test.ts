@@ -1,8 +1,14 @@
 import { stringify } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
-import { DriftCollector, findDrift } from '../../../src/upstream/drift.js';
 import { parseJsonLossless } from '../../../src/upstream/json.js';
-import { checkRecord, checkRecords, recheckRecord, recordSpecs } from '../../../src/upstream/records.js';
+import {
+  checkRecord,
+  checkRecords,
+  DriftCollector,
+  findDrift,
+  recheckRecord,
+  recordSpecs,
+} from '../../../src/upstream/records.js';
 import { historicalRewardSchema } from '../../../src/upstream/schemas.js';
 import * as f from './fixtures.js';
 
