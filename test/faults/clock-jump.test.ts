@@ -36,7 +36,8 @@ describe.skipIf(!existsSync(LIBFAKETIME))('the clock steps under the service', (
       await stopCli(proc);
       await h.close();
     }
-  });
+    // Its own waits (a start, two runs, two steps) bound it, not the default 30 s.
+  }, 120_000);
 });
 
 /** The test's body: starts `start` under libfaketime and steps its clock. */

@@ -80,5 +80,6 @@ describe.skipIf(onPostgres)('disk full under the service (SQLite)', () => {
     expect(new Set(keys.map((r) => r.k))).toEqual(new Set(truth));
     await svc.close();
     expect(integrityCheck(path)).toBe('ok');
-  });
+    // Its own waits (a failed run, every transaction, ready again) bound it, not the default 30 s.
+  }, 180_000);
 });

@@ -77,7 +77,8 @@ describe('one compute-unit budget for every worker', () => {
     const truth = h.sim.truth.rewards('mainnet', { addresses: addresses.map((a) => a.replace(/^P-/, '')) });
     const stored = await workers[0]!.app.store.all<{ utxo_id: string }>('SELECT utxo_id FROM rewards');
     expect(new Set(stored.map((r) => r.utxo_id))).toEqual(new Set(truth.map((r) => r.utxoId)));
-  });
+    // Four services and a simulator start first: the wait above, not the default 30 s, bounds the test.
+  }, 90_000);
 
   it('a 429 with retry-after pauses the whole queue: nothing reaches the API before it passes', async () => {
     h = await serviceHarness({
