@@ -168,7 +168,6 @@ export async function runHandler<P>(
   const scope = options.scope ?? 'all';
   const started = deps.clock.now();
   const meter = createMeter();
-  let log = deps.log.child({ job, scope });
   let runId: number | undefined;
   let rowsWritten = 0;
   const rowsRemoved: Record<string, number> = {};
@@ -182,8 +181,9 @@ export async function runHandler<P>(
     // Without its row the handler does not run: nothing it wrote could be told apart.
     error = new Error('could not record the start of the run in job_runs', { cause: err });
   }
+  // One child logger per run, its id bound once known: a child of a child costs pino as much again.
+  const log = deps.log.child(runId === undefined ? { job, scope } : { job, scope, runId });
   if (runId !== undefined) {
-    log = log.child({ runId });
     const signal = options.signal ?? new AbortController().signal;
     const ctx: JobContext = {
       runId,

@@ -1,14 +1,13 @@
-export * from './cursors.js';
 export { DatabaseOpenError, DatabaseWriteError, diskFullError } from './errors.js';
 export * from './exported-transactions.js';
 export * from './exports.js';
 export { appliedMigrations, checkWritable, shippedMigrations } from './health.js';
-export * from './job-runs.js';
 export { type OpenStoreOptions, openStore } from './open.js';
 export * from './prune.js';
 export * from './rejected-records.js';
 export * from './rewards.js';
 export * from './row-sizes.js';
+export * from './runs.js';
 export * as tables from './schema.js';
 export * from './signatures.js';
 export type {
