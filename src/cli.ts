@@ -13,7 +13,7 @@ import { type Invocation, readInvocation } from './config/invocation.js';
 import { forTerminal } from './escape/terminal.js';
 import type { JobList } from './kernel/index.js';
 import { type Role, roles } from './queue/jobs.js';
-import { rewardsFormatNames, rewardsFormats, SUMMARY_PERIODS } from './report/rewards-formats.js';
+import { rewardsFormatHelp, rewardsFormatNames, SUMMARY_PERIODS } from './report/rewards-format-names.js';
 import { versionReport } from './runtime/version.js';
 import { type TierName, tierNames } from './upstream/endpoints.js';
 
@@ -39,11 +39,14 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
   const program = new Command()
     .name('glacier-collector')
     .description('Collects Avalanche Data API (Glacier) data into SQLite or PostgreSQL on cron schedules.')
-    .version(
-      versionReport(),
-      '-V, --version',
-      'the version, with Node, the store drivers and the build commit',
-    )
+    // Commander's .version() takes the text up front; it reads package.json files, so it is read
+    // only when asked for (`--help` and every command start without it).
+    .addOption(new Option('-V, --version', 'the version, with Node, the store drivers and the build commit'))
+    .on('option:version', () => {
+      const text = versionReport();
+      process.stdout.write(`${text}\n`);
+      throw new CommanderError(0, 'commander.version', text);
+    })
     .showHelpAfterError()
     .exitOverride()
     .option(
@@ -224,8 +227,8 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .addOption(
       new Option(
         '--format <format>',
-        `${Object.entries(rewardsFormats)
-          .map(([name, f]) => `${name}: ${f.describe}`)
+        `${Object.entries(rewardsFormatHelp)
+          .map(([name, line]) => `${name}: ${line}`)
           .join('; ')}; default: table in a terminal, else csv`,
       ).choices(rewardsFormatNames),
     )

@@ -20,6 +20,7 @@ import { forTerminal } from '../escape/terminal.js';
 import type { JobList } from '../kernel/index.js';
 import { packageRoot } from '../runtime/package-root.js';
 import { formatTable } from '../terminal/text-table.js';
+import { formatCount } from '../terminal/units.js';
 import { planBudget } from './budget.js';
 import { buildPlan, retentionWarnings } from './plan.js';
 import { UsageError } from './usage.js';
@@ -66,7 +67,6 @@ export function summarizeConfig(
   });
   const enabled = configured.filter((j) => j.when.enabled);
   const budget = planBudget(config);
-  const n = (x: number) => x.toLocaleString('en');
   const lines = [
     `config OK: ${config.configPath ?? `no config file (${DEFAULT_CONFIG_FILE} not found): no job is configured`}`,
     '',
@@ -96,7 +96,7 @@ export function summarizeConfig(
       : []),
     `retention: ${describeRetention(config.retention)}`,
     ...describeQueue(config),
-    `budget:  ${n(budget.perDay)} CU/day, ${n(budget.perMinute)} CU/minute (${budget.source})`,
+    `budget:  ${formatCount(budget.perDay)} CU/day, ${formatCount(budget.perMinute)} CU/minute (${budget.source})`,
     ...describeMetricsAccess(config, opts.tls),
     `API:     ${maskUrlCredentials(config.baseUrl)}, ${config.apiKey ? 'API key set' : 'no API key (keyless limits)'}`,
     ...retentionWarnings(config, plan.disk).map((w) => `WARNING: ${w} (\`${cli} plan\` sizes it)`),

@@ -13,7 +13,7 @@ import { type DiskEstimate, estimateDisk, formatDisk, keptForeverWarning } from 
 import { isSizedTable, ROW_BYTES } from '../store/row-sizes.js';
 import { rewardStreams } from '../sync/reward-streams.js';
 import { formatTable } from '../terminal/text-table.js';
-import { span } from '../terminal/units.js';
+import { formatCount, span } from '../terminal/units.js';
 import { type EndpointName, endpoints, type TierName } from '../upstream/endpoints.js';
 import { type PlanBudget, planBudget } from './budget.js';
 
@@ -169,7 +169,7 @@ export function buildPlan(
     { steady: 0, worst: 0 },
   );
   const budget = planBudget(config, tierName);
-  const n = (x: number) => x.toLocaleString('en');
+  const n = formatCount;
   const warnings: string[] = [];
   if (total.steady > budget.perDay) {
     warnings.push(
@@ -237,7 +237,7 @@ function tableRows(plans: readonly JobPlan[]): TableRows[] {
 function formatTableRows(tables: readonly TableRows[]): string {
   return formatTable(
     ['table', 'rows/day (steady, at most)', 'rows/day (worst)'],
-    tables.map((t) => [t.table, t.steady.toLocaleString('en'), t.worst.toLocaleString('en')]),
+    tables.map((t) => [t.table, formatCount(t.steady), formatCount(t.worst)]),
     { right: [1, 2] },
   );
 }
@@ -256,10 +256,10 @@ export function formatPlan(plan: Plan): string {
       p.computeUnitsPerRun.steady === p.computeUnitsPerRun.worst
         ? String(p.computeUnitsPerRun.steady)
         : `${p.computeUnitsPerRun.steady}–${p.computeUnitsPerRun.worst}`,
-      p.computeUnitsPerDay.steady.toLocaleString('en'),
-      p.computeUnitsPerDay.worst.toLocaleString('en'),
+      formatCount(p.computeUnitsPerDay.steady),
+      formatCount(p.computeUnitsPerDay.worst),
     ]),
-    ['total', '', '', '', plan.total.steady.toLocaleString('en'), plan.total.worst.toLocaleString('en')],
+    ['total', '', '', '', formatCount(plan.total.steady), formatCount(plan.total.worst)],
   ];
   const lines = [
     formatTable(header, rows, { right: [2, 3, 4, 5] }),
@@ -272,14 +272,14 @@ export function formatPlan(plan: Plan): string {
   const share = (n: number) => `${((100 * n) / b.perDay).toFixed(1)}%`;
   lines.push(
     '',
-    `budget (${b.source}): ${b.perDay.toLocaleString('en')} CU/day, ${b.perMinute.toLocaleString('en')} CU/minute; steady ${share(plan.total.steady)}, worst ${share(plan.total.worst)} of the daily budget`,
+    `budget (${b.source}): ${formatCount(b.perDay)} CU/day, ${formatCount(b.perMinute)} CU/minute; steady ${share(plan.total.steady)}, worst ${share(plan.total.worst)} of the daily budget`,
   );
   for (const note of plan.jobs.filter((p) => p.note)) lines.push(`${note.job}: ${note.note}`);
   const r = plan.rewardsBackfill;
   if (r) {
     const e = r.estimate;
     lines.push(
-      `rewards first backfill: ${r.days} days of history (from ${r.historyStart.slice(0, 10)}; --history sets it), ~${r.rewards.toLocaleString('en')} rewards at the assumed rate, ${e.pagesLeft.toLocaleString('en')} page(s) in ${r.batches} batch(es): ${e.computeUnitsLeft.toLocaleString('en')} CU, about ${span(e.seconds)} at ${r.budget.computeUnitsPerMinute.toLocaleString('en')} CU/minute and ${r.budget.computeUnitsPerDay.toLocaleString('en')} CU/day${e.limitedBy === 'schedule' ? ` (the schedule sets the pace: maxPages per batch and run; ${span(e.budgetSeconds)} on the budget alone)` : ''}`,
+      `rewards first backfill: ${r.days} days of history (from ${r.historyStart.slice(0, 10)}; --history sets it), ~${formatCount(r.rewards)} rewards at the assumed rate, ${formatCount(e.pagesLeft)} page(s) in ${r.batches} batch(es): ${formatCount(e.computeUnitsLeft)} CU, about ${span(e.seconds)} at ${formatCount(r.budget.computeUnitsPerMinute)} CU/minute and ${formatCount(r.budget.computeUnitsPerDay)} CU/day${e.limitedBy === 'schedule' ? ` (the schedule sets the pace: maxPages per batch and run; ${span(e.budgetSeconds)} on the budget alone)` : ''}`,
     );
   }
   for (const w of plan.warnings) lines.push(`WARNING: ${w}`);

@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.js';
-import { type RewardsFormatName, rewardsFormats, type SummaryPeriod } from '../report/rewards-formats.js';
+import type { RewardsFormatName, SummaryPeriod } from '../report/rewards-format-names.js';
+import { rewardsFormats } from '../report/rewards-formats.js';
 import { failUsage, openExistingStore } from './usage.js';
 
 export interface RewardsFlags {

@@ -13,7 +13,7 @@ import { readCron } from '../queue/schedule.js';
 import { assumedPages, estimateBackfill, NETWORK_LAUNCH_MS } from '../report/backfill.js';
 import { closest } from '../runtime/closest.js';
 import { cursorLock, deleteCursor, listCursors, type Store, type StoredCursor } from '../store/index.js';
-import { span } from '../terminal/units.js';
+import { formatCount, span } from '../terminal/units.js';
 import { planBudget } from './budget.js';
 import { tally } from './plan.js';
 import { runnableJob, unknownJobMessage } from './run.js';
@@ -192,7 +192,7 @@ export function formatReset(
   cli: string,
   flags: Pick<ResetFlags, 'scope'> = { scope: [] },
 ): string {
-  const n = (x: number) => x.toLocaleString('en');
+  const n = formatCount;
   const withCursor = plan.streams.filter((s) => s.cursor !== null);
   const lines = [`${plan.job}: ${plan.streams.length} stream(s), ${withCursor.length} with a cursor`];
   for (const s of plan.streams) {

@@ -26,7 +26,7 @@ import {
   redisEnvShape,
   resolveRedis,
 } from './redis.js';
-import { type FileConfig, fileConfigSchema } from './schema.js';
+import { type FileConfig, fileConfigSchema, PARSED_ONCE } from './schema.js';
 import { numbersForText, setAt, unknownKeyProblem, unquotedAliases } from './traps.js';
 import { loadWebConfig, type WebConfig } from './web-config.js';
 
@@ -141,7 +141,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   refuseControlCharacters(given);
   // A redis:// QUEUE_URL is read as REDIS_URL: what reaches Redis reads that.
   const present = normalizeQueueEnv(given);
-  const parsedEnv = envSchema.safeParse(present);
+  const parsedEnv = envSchema.safeParse(present, PARSED_ONCE);
   if (!parsedEnv.success) {
     const problems = describeIssues(parsedEnv.error.issues, maskEnv(present));
     throw new ConfigError(`Invalid environment:\n  - ${problems.join('\n  - ')}`, problems);
@@ -158,7 +158,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       ? validateFileConfig(options.file, 'config')
       : configPath
         ? parseConfigFile(configPath)
-        : fileConfigSchema.parse({});
+        : fileConfigSchema.parse({}, PARSED_ONCE);
   const apiKey = readApiKey(e.GLACIER_API_KEY, e.GLACIER_API_KEY_FILE, cwd);
   const database = resolveDatabase(e, present, cwd);
   return {
@@ -282,7 +282,7 @@ function validateFileConfig(raw: unknown, what: string, doc?: Document): FileCon
   let input = raw ?? {};
   const quoteThem: string[] = [];
   for (let round = 0; round < 10; round++) {
-    const parsed = fileConfigSchema.safeParse(input);
+    const parsed = fileConfigSchema.safeParse(input, PARSED_ONCE);
     if (parsed.success && quoteThem.length === 0) return parsed.data;
     const issues = parsed.success ? [] : parsed.error.issues;
     const numbers = numbersForText(issues, input, doc);

@@ -14,6 +14,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { readBoundedFile } from './bounded-file.js';
 import { ConfigError, describeIssues } from './errors.js';
+import { PARSED_ONCE } from './schema.js';
 
 const BCRYPT = /^\$2[aby]?\$(\d{2})\$[./A-Za-z0-9]{53}$/;
 /**
@@ -167,7 +168,7 @@ export function loadWebConfig(path: string): WebConfig {
       },
     );
   }
-  const parsed = webConfigSchema.safeParse(raw ?? {});
+  const parsed = webConfigSchema.safeParse(raw ?? {}, PARSED_ONCE);
   if (!parsed.success) {
     const problems = describeIssues(parsed.error.issues, raw);
     throw new ConfigError(

@@ -68,7 +68,7 @@ export interface Metrics {
   /** Read at scrape time: the readiness checks (`glacier_ready{check}`); the same function /readyz calls. */
   setReadiness(read: () => Promise<Readiness>): void;
   /** The scrape text for an `Accept` header: OpenMetrics when asked, else Prometheus text. Use it
-   * rather than `registry.metrics()`, which mis-renders counters after an OpenMetrics render. */
+   * rather than `registry.metrics()`, which runs no collector (createRenderer runs them). */
   expose(accept?: string): Promise<Exposition>;
 }
 
@@ -137,7 +137,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
 
   const own = deps.own ?? createOwnMetrics(configuredJobs(jobs, config));
   own.register(registry);
-  const render = createRenderer(registry);
+  const render = createRenderer(registry, scrape);
 
   return {
     registry,

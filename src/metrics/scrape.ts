@@ -3,7 +3,8 @@
  * scrape (a few summary rows, or a read function the service gave, like BullMQ's job counts) and
  * sets its gauges; `glacier_scrape_collector_success` and `_duration_seconds` say how each went.
  * A collector that fails or times out exposes no series (never stale ones) and logs, at most once
- * a minute.
+ * a minute. `collect()` runs every collector once, before the registry is rendered; `version()` lets
+ * the renderer keep a family's text while its collector has set nothing new.
  */
 import { performance } from 'node:perf_hooks';
 import { Gauge, type LabelValues, type Registry } from 'prom-client';
@@ -41,6 +42,14 @@ export type CapFn = <T>(
 
 export interface Scrape {
   define<K extends string>(spec: CollectorSpec<K>): Gauges<K>;
+  /** Runs every collector once: a scrape, before the registry is rendered. */
+  collect(): Promise<void>;
+  /**
+   * For a family a collector defined: a number that changes whenever its series may have changed
+   * (the read set other values, or failed), so its rendered text can be kept until then. Undefined
+   * for any other metric, and for the scrape's own success and duration gauges (set every scrape).
+   */
+  version(metricName: string): number | undefined;
 }
 
 export interface ScrapeDeps {
@@ -57,20 +66,18 @@ const LOG_EVERY_MS = 60_000;
 export function createScrape(deps: ScrapeDeps): Scrape {
   const runs: (() => Promise<void>)[] = [];
   const timeoutMs = deps.timeoutMs ?? 2000;
-  const everyCollector = () => Promise.all(runs.map((run) => run())).then(() => undefined);
+  const versions = new Map<string, () => number>();
   const success = new Gauge({
     name: 'glacier_scrape_collector_success',
     help: 'Whether the collector read its data on this scrape (1) or failed (0); a failed one exposes no series.',
     labelNames: ['collector'],
     registers: [deps.registry],
-    collect: everyCollector,
   });
   const duration = new Gauge({
     name: 'glacier_scrape_collector_duration_seconds',
     help: 'How long the collector took on this scrape.',
     labelNames: ['collector'],
     registers: [deps.registry],
-    collect: everyCollector,
   });
   const capped = new Set<string>();
   // One log line per family, for the life of the process: the same bad value comes back every scrape.
@@ -97,8 +104,10 @@ export function createScrape(deps: ScrapeDeps): Scrape {
   return {
     define<K extends string>(spec: CollectorSpec<K>): Gauges<K> {
       // What the previous successful read set, in order: a read that sets the same series to the
-      // same values leaves the gauges as they are (prom-client hashes the labels of every set()).
+      // same values leaves the gauges as they are (prom-client hashes the labels of every set()),
+      // and their version with them, so their text is not rendered again.
       let previous: SetCall[] | undefined;
+      let version = 0;
       const run = inFlight(async () => {
         const started = performance.now();
         let ok = 1;
@@ -136,10 +145,10 @@ export function createScrape(deps: ScrapeDeps): Scrape {
             help: family.help,
             labelNames: family.labelNames ?? [],
             registers: [deps.registry],
-            collect: run,
           }),
         ]),
       ) as Gauges<K>;
+      for (const [, family] of entries) versions.set(family.name, () => version);
       type SetCall = { key: K; labels: LabelValues<string> | undefined; value: number };
       /** Stand-ins for the gauges that only record what the read sets. */
       const recorders = (calls: SetCall[]): Gauges<K> =>
@@ -156,6 +165,7 @@ export function createScrape(deps: ScrapeDeps): Scrape {
           ]),
         ) as unknown as Gauges<K>;
       const clear = () => {
+        version++;
         for (const [key, family] of entries) {
           gauges[key].reset();
           // reset() leaves a label-less gauge at 0: no data must mean no series, not a zero.
@@ -165,6 +175,8 @@ export function createScrape(deps: ScrapeDeps): Scrape {
       clear();
       return gauges;
     },
+    collect: () => Promise.all(runs.map((run) => run())).then(() => undefined),
+    version: (metricName) => versions.get(metricName)?.(),
   };
 }
 
@@ -187,10 +199,7 @@ function sameCalls<C extends { key: string; labels: LabelValues<string> | undefi
   return true;
 }
 
-/**
- * One run at a time, shared by every caller while it is in flight: the gauges of a collector all
- * call it in the same scrape, and the collector reads once.
- */
+/** One run at a time, shared by every caller while it is in flight (two scrapes at once read once). */
 function inFlight(fn: () => Promise<void>): () => Promise<void> {
   let current: Promise<void> | undefined;
   return () => {

@@ -2,10 +2,11 @@ import { stringifyCsv } from '../escape/csv-cell.js';
 import { formatTable } from '../terminal/text-table.js';
 // Types only: the command reads the format list at start-up without loading the store.
 import type { RewardsReport, RewardsReportRow, RewardsTotals } from './rewards.js';
+import type { RewardsFormatName } from './rewards-format-names.js';
 
 /**
- * The output formats of `report rewards`, one entry each: adding a tax tool is one entry here (and
- * its line in docs/cli.md). `csv` and `table` are the report itself; the others are the custom CSV
+ * The output formats of `report rewards`, one entry each: adding a tax tool is one entry here, its
+ * name and `--help` line in rewards-format-names.ts (and its line in docs/cli.md). `csv` and `table` are the report itself; the others are the custom CSV
  * imports of tax tools, where each reward is one income row at its end time (UTC) and a pending
  * reward (no price yet) is left out, so that nobody imports it at a value of zero.
  */
@@ -69,8 +70,6 @@ export interface IncomeFormat {
 }
 
 export interface RewardsFormat {
-  /** One line for `--help`. */
-  describe: string;
   write: (report: RewardsReport) => string;
   /** True for tax-tool imports: pending rewards are left out, with a line on standard error. */
   income: boolean;
@@ -185,27 +184,16 @@ export function incomeRows(report: RewardsReport): RewardsReportRow[] {
   return report.rows.filter((r) => r.priceStatus !== 'pending');
 }
 
-function income(format: IncomeFormat, describe: string): RewardsFormat {
+function income(format: IncomeFormat): RewardsFormat {
   return {
-    describe,
     income: true,
     write: (report) => stringifyCsv([format.header, ...incomeRows(report).map(format.row)]),
   };
 }
 
-export const rewardsFormats = {
-  table: { describe: 'the rows, a subtotal per month and a total', write: formatRewardsTable, income: false },
-  csv: { describe: 'the rows only, one line per reward', write: formatRewardsCsv, income: false },
-  koinly: income(koinly, "Koinly's Universal custom CSV import, rewards as income, pending ones left out"),
-  cointracking: income(
-    cointracking,
-    "CoinTracking's CSV import, rewards as Staking income, pending ones left out",
-  ),
-} satisfies Record<string, RewardsFormat>;
-
-/** `--summary` periods (rewards-summary.ts). */
-export const SUMMARY_PERIODS = ['year'] as const;
-export type SummaryPeriod = (typeof SUMMARY_PERIODS)[number];
-
-export type RewardsFormatName = keyof typeof rewardsFormats;
-export const rewardsFormatNames = Object.keys(rewardsFormats) as RewardsFormatName[];
+export const rewardsFormats: Record<RewardsFormatName, RewardsFormat> = {
+  table: { write: formatRewardsTable, income: false },
+  csv: { write: formatRewardsCsv, income: false },
+  koinly: income(koinly),
+  cointracking: income(cointracking),
+};

@@ -1,7 +1,7 @@
 import { stringifyCsv } from '../escape/csv-cell.js';
 import { formatTable } from '../terminal/text-table.js';
 import { type RewardsReport, type RewardsTotals, totalsOf } from './rewards.js';
-import type { SummaryPeriod } from './rewards-formats.js';
+import type { SummaryPeriod } from './rewards-format-names.js';
 
 /**
  * `report rewards --summary year`: per UTC year and address, the count, the AVAX received and its

@@ -16,7 +16,7 @@ import {
   sumComputeUnitsSince,
 } from '../store/index.js';
 import { formatTable } from '../terminal/text-table.js';
-import { span } from '../terminal/units.js';
+import { formatCount, span } from '../terminal/units.js';
 
 import type { RewardsBackfill } from './backfill.js';
 import { collectRewardsBackfill } from './backfill-progress.js';
@@ -217,7 +217,7 @@ function when(iso: string | null | undefined, now: Date): string {
   return `${iso.slice(0, 19).replace('T', ' ')}Z (${ms < 0 ? `${span} ago` : `in ${span}`})`;
 }
 
-const count = (n: number) => n.toLocaleString('en');
+const count = formatCount;
 
 function formatBackfill(b: RewardsBackfill, now: Date): string[] {
   const e = b.estimate;

@@ -9,7 +9,7 @@ import { forTerminal } from '../escape/terminal.js';
 import type { JobList } from '../kernel/index.js';
 import { countRowsPerTable, readOldestKept, readRunsWrittenSince, type Store } from '../store/index.js';
 import { formatTable } from '../terminal/text-table.js';
-import { formatBytes } from '../terminal/units.js';
+import { formatBytes, formatCount } from '../terminal/units.js';
 
 const DAY_MS = 86_400_000;
 /** The window the growth is averaged over. */
@@ -108,7 +108,7 @@ export function shownTime(iso: string): string {
  * table ran in the window) and removed per day (blank: nothing was removed from it).
  */
 export function formatStorage(tables: readonly TableStatus[]): string {
-  const count = (n: number | undefined) => (n === undefined ? '-' : n.toLocaleString('en'));
+  const count = (n: number | undefined) => (n === undefined ? '-' : formatCount(n));
   return formatTable(
     [
       'table',

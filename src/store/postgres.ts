@@ -1,8 +1,10 @@
 import type { ConnectionOptions } from 'node:tls';
+import { getTableColumns, getTableName } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { DatabaseOpenError } from './errors.js';
+import * as pgSchema from './schema.pg.js';
 import { MAX_CACHED_STATEMENTS, numberPlaceholders, type Sql, type Store, type UpsertPlan } from './sql.js';
 import { migrationsFolder } from './sqlite.js';
 
@@ -245,10 +247,29 @@ interface CompiledUpsert {
 
 const compiled = new WeakMap<UpsertPlan, CompiledUpsert>();
 
+/**
+ * PostgreSQL's type of each column of the table `plan` writes (`text`, `numeric`, `bigint`…), by
+ * property, from its table in schema.pg.ts: for the casts of `unnest(?::numeric[], …)`. Here, not in
+ * the plan, so that a SQLite store never loads the PostgreSQL schema.
+ */
+function columnTypes(plan: UpsertPlan): (prop: string) => string {
+  const name = plan.tableName.slice(1, -1);
+  const table = Object.values(pgSchema).find((t) => getTableName(t) === name);
+  const types = new Map(
+    Object.entries(table ? getTableColumns(table) : {}).map(([p, c]) => [p, c.getSQLType()]),
+  );
+  return (prop) => {
+    const type = types.get(prop);
+    if (!type) throw new Error(`${name} has no column ${prop}`);
+    return type;
+  };
+}
+
 function compileUpsert(plan: UpsertPlan): CompiledUpsert {
   let found = compiled.get(plan);
   if (!found) {
-    const arrays = (of: string[]) => of.map((p) => `?::${plan.pgTypeOf(p)}[]`).join(', ');
+    const typeOf = columnTypes(plan);
+    const arrays = (of: string[]) => of.map((p) => `?::${typeOf(p)}[]`).join(', ');
     const touchProps = plan.touch ? [plan.touch.prop, ...plan.key] : [];
     const keyVars = plan.key.map((_k, i) => `k${i}`);
     found = {

@@ -15,7 +15,6 @@
  */
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { postgresColumnTypes } from './tables.js';
 
 /** Which database a store is. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -113,8 +112,6 @@ export interface UpsertPlan {
   keyNames: string[];
   /** The touched column (`last_seen_at`): its property and quoted name. */
   touch: { prop: string; name: string } | undefined;
-  /** PostgreSQL's type of a property's column (`text`, `numeric`, `bigint`…). */
-  pgTypeOf: (prop: string) => string;
 }
 
 export interface Store extends Sql {
@@ -211,6 +208,5 @@ export function planUpsert<T extends SQLiteTable>(table: T, spec: UpsertSpec<T>)
     key: [...spec.key],
     keyNames,
     touch: spec.touch ? { prop: spec.touch, name: nameOf(spec.touch) } : undefined,
-    pgTypeOf: postgresColumnTypes(table),
   };
 }

@@ -1,7 +1,6 @@
 import { getTableColumns, getTableName } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as schema from './schema.js';
-import * as pgSchema from './schema.pg.js';
 import type { Sql } from './sql.js';
 
 /** Every table of the SQLite schema, by TypeScript name in alphabetical order (a module namespace's). */
@@ -29,20 +28,4 @@ export function selectList(table: SQLiteTable, alias?: string): string {
   return Object.entries(getTableColumns(table))
     .map(([prop, column]) => `${prefix}"${column.name}" AS "${prop}"`)
     .join(', ');
-}
-
-/**
- * The PostgreSQL type of each column of `table` (its twin in schema.pg.ts, built from the same
- * description), by TypeScript name: for casts such as `?::numeric[]`.
- */
-export function postgresColumnTypes(table: SQLiteTable): (prop: string) => string {
-  const twin = Object.values(pgSchema).find((t) => getTableName(t) === getTableName(table));
-  const types = new Map(
-    Object.entries(twin ? getTableColumns(twin) : {}).map(([p, c]) => [p, c.getSQLType()]),
-  );
-  return (prop) => {
-    const type = types.get(prop);
-    if (!type) throw new Error(`${getTableName(table)} has no column ${prop}`);
-    return type;
-  };
 }

@@ -13,7 +13,8 @@ import { tempDir } from '../support/tmp.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /**
- * Never loaded by `config check` or `--help`: the store, the HTTP client, the queue, the metrics.
+ * Never loaded by `config check` or `--help`: the store, the HTTP client, the queue, the metrics,
+ * the CSV writer (`--help` lists the report formats from report/rewards-format-names.ts).
  * The job list is definitions only (jobs/<job>.definition.ts); each handler is imported on run.
  */
 const HEAVY = [
@@ -21,6 +22,7 @@ const HEAVY = [
   'bullmq',
   'cli-progress',
   'csv-parse',
+  'csv-stringify',
   'drizzle-orm',
   'ioredis',
   'lossless-json',

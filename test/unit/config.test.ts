@@ -130,6 +130,21 @@ describe('config file validation', () => {
     for (const fragment of expected) expect(err.message).toContain(fragment);
   });
 
+  it.each(['UTC', 'Europe/Paris', 'Asia/Calcutta', 'Etc/GMT+5', 'utc', 'GMT'])(
+    'accepts the time zone %s',
+    (tz) => {
+      const { path } = withFile({ service: { timezone: tz } });
+      expect(loadConfig({ env: {}, configPath: path }).service.timezone).toBe(tz);
+    },
+  );
+
+  it.each(['Mars/Olympus', 'Europe/paris ', ''])('refuses the time zone %j', (tz) => {
+    const { path } = withFile({ service: { timezone: tz } });
+    expect(configError(() => loadConfig({ env: {}, configPath: path })).message).toContain(
+      'service.timezone',
+    );
+  });
+
   it('reports every problem at once', () => {
     const { path } = withFile({
       jobs: { supply: { schedule: 'often' }, transactions: { schedule: '* * * * *', pageSize: 0 } },

@@ -29,8 +29,9 @@ describe('a collector whose read sets what it set before', () => {
         if (total !== undefined) g.total.set(total);
       },
     });
+    // A scrape: the collectors read, then the registry is rendered (createRenderer does both).
     const series = async () =>
-      (await registry.metrics())
+      (await scrape.collect().then(() => registry.metrics()))
         .split('\n')
         .filter((l) => l.startsWith('test_'))
         .sort();

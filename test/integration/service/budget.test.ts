@@ -63,7 +63,7 @@ describe('one compute-unit budget for every worker', () => {
     await h.start(config, { role: 'scheduler', ...time });
     const done = async () =>
       (await jobRuns(workers[0]!)).filter((r) => r.status === 'succeeded').map((r) => r.job);
-    await waitFor(async () => new Set(await done()).size === 3, 40_000, 'three jobs to succeed');
+    await waitFor(async () => new Set(await done()).size === 3, 90_000, 'three jobs to succeed');
 
     const statuses = h.sim.requests.map((r) => r.status);
     expect(statuses).not.toContain(429);
@@ -78,7 +78,7 @@ describe('one compute-unit budget for every worker', () => {
     const stored = await workers[0]!.app.store.all<{ utxo_id: string }>('SELECT utxo_id FROM rewards');
     expect(new Set(stored.map((r) => r.utxo_id))).toEqual(new Set(truth.map((r) => r.utxoId)));
     // Four services and a simulator start first: the wait above, not the default 30 s, bounds the test.
-  }, 90_000);
+  }, 120_000);
 
   it('a 429 with retry-after pauses the whole queue: nothing reaches the API before it passes', async () => {
     h = await serviceHarness({
