@@ -34,6 +34,7 @@ import { createManualClock } from '../../src/runtime/clock.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createDataApiClient } from '../../src/upstream/index.js';
+import { ensureBuilt } from '../../test/support/built.js';
 import { freePort } from '../../test/support/redis-server.js';
 import { deletePrefix } from '../../test/support/service.js';
 import { tempDir } from '../../test/support/tmp.js';
@@ -263,6 +264,8 @@ async function footprint(b: Backend, idleMs: number): Promise<Figure[]> {
       service: { queuePrefix: `benchstart${b}${process.pid}` },
     }),
   );
+  // What `npm start` runs: the build of this checkout (made here when missing or stale).
+  ensureBuilt();
   const cli = join(process.cwd(), 'dist', 'src', 'cli.js');
   const t = performance.now();
   const child = spawn(process.execPath, [cli, 'start', '-c', configPath], {
@@ -276,14 +279,20 @@ async function footprint(b: Backend, idleMs: number): Promise<Figure[]> {
     },
     stdio: 'ignore',
   });
+  // Listened for from the spawn: a `start` that dies early must not leave the wait below hanging.
+  const exited = new Promise((r) => child.once('exit', r));
   let readyMs = Number.NaN;
-  for (let i = 0; i < 400; i++) {
+  for (let i = 0; i < 400 && child.exitCode === null; i++) {
     const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
     if (res?.status === 200) {
       readyMs = performance.now() - t;
       break;
     }
     await new Promise((r) => setTimeout(r, 10));
+  }
+  if (child.exitCode !== null) {
+    cleanup();
+    throw new Error(`footprint: \`start\` (${cli}) exited with code ${child.exitCode} before it was ready`);
   }
   const bareStart = performance.now();
   const bare = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000); process.stdout.write("up")'], {
@@ -296,7 +305,7 @@ async function footprint(b: Backend, idleMs: number): Promise<Figure[]> {
   const bareRss = rssMiB(bare.pid!);
   bare.kill('SIGKILL');
   child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
+  await exited;
   await removeBackendData(b, `benchstart${b}${process.pid}`);
   cleanup();
   return [
