@@ -42,6 +42,8 @@ export interface ExportSettings {
   maxRangeDays: number;
   /** CSV rows per exported day. @defaultValue 500 */
   rowsPerDay: number;
+  /** A download's pace, bytes a second (a slow link: the window a fault test kills in); unlimited when absent. */
+  bytesPerSecond?: number | undefined;
   /** The files' columns, when not the simulator's own (csv.ts). */
   fileColumns?: readonly CsvColumnSpec[] | undefined;
   /** A defect in every file (csv.ts). */

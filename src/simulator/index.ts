@@ -46,13 +46,15 @@ export interface SimulatorOptions {
   requireApiKey?: boolean;
   /**
    * Export operations: runningMs @defaultValue 5000, maxRangeDays @defaultValue 31, rowsPerDay
-   * @defaultValue 500; fileColumns: the files' header and columns (another layout than the
-   * simulator's own, as a real export may have); fileDefect: a defect in every file.
+   * @defaultValue 500; bytesPerSecond: a download's pace @defaultValue unlimited; fileColumns: the
+   * files' header and columns (another layout than the simulator's own, as a real export may have);
+   * fileDefect: a defect in every file.
    */
   exports?: {
     runningMs?: number;
     maxRangeDays?: number;
     rowsPerDay?: number;
+    bytesPerSecond?: number;
     fileColumns?: readonly CsvColumnSpec[];
     fileDefect?: CsvDefect;
   };
@@ -126,6 +128,10 @@ function exportSettings(options: SimulatorOptions['exports']): ExportSettings {
     runningMs: positive('exports.runningMs', options?.runningMs ?? 5_000, true),
     maxRangeDays: Math.floor(positive('exports.maxRangeDays', options?.maxRangeDays ?? 31)),
     rowsPerDay: Math.floor(positive('exports.rowsPerDay', options?.rowsPerDay ?? 500)),
+    bytesPerSecond:
+      options?.bytesPerSecond === undefined
+        ? undefined
+        : positive('exports.bytesPerSecond', options.bytesPerSecond),
     fileColumns: options?.fileColumns,
     fileDefect: options?.fileDefect,
   };

@@ -4,7 +4,7 @@
  * status) → API key → compute-unit budget → handler → body faults → answer.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream';
+import { pipeline, Transform } from 'node:stream';
 import { endpoints } from '../upstream/endpoints.js';
 import type { Auth } from './auth.js';
 import type { RouteResult, SimContext } from './context.js';
@@ -258,8 +258,21 @@ export function createSimServer(deps: SimServerDeps): SimServer {
       stream.on('end', () => res.destroy());
       return;
     }
-    pipeline(stream, res, () => {
+    const done = () => {
       // A client that goes away mid-file is not an error of the simulator.
+    };
+    const pace = ctx.exportSettings.bytesPerSecond;
+    if (pace === undefined) pipeline(stream, res, done);
+    else pipeline(stream, paced(pace), res, done);
+  }
+
+  /** Passes each chunk on, then waits as long as `bytesPerSecond` gives its size: a slow link. */
+  function paced(bytesPerSecond: number): Transform {
+    return new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        this.push(chunk);
+        setTimeout(callback, (chunk.length / bytesPerSecond) * 1000);
+      },
     });
   }
 

@@ -109,8 +109,11 @@ describe('kill -9 of `run exports`', { timeout: 400_000 }, () => {
   });
 
   it('during the download: the file is downloaded again from the start, complete once', async () => {
-    // Big enough (~100 MB) that the download outlasts the few milliseconds the kill takes.
-    sim = await startFaultSimulator({ clock: undefined, exports: { runningMs: 0, rowsPerDay: 500_000 } });
+    // ~4 MB at 2 MB/s: the download lasts about 2 s, far longer than the kill takes, whatever the load.
+    sim = await startFaultSimulator({
+      clock: undefined,
+      exports: { runningMs: 0, rowsPerDay: 20_000, bytesPerSecond: 2_000_000 },
+    });
     const ws = await setup();
     await killWhen(ws, () => partFiles(join(ws.dir, 'exports')).length > 0);
     expect(await countRows(ws.location, 'export_files')).toBe(0);
