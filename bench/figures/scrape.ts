@@ -22,6 +22,7 @@ import { startHttpServer } from '../../src/metrics/server.js';
 import { systemClock } from '../../src/runtime/clock.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { openStore, rebuildTransactionSummaries, type Store } from '../../src/store/index.js';
+import { bareAddress } from '../../src/upstream/endpoints.js';
 import { tempDir } from '../../test/support/tmp.js';
 import { cost, type Figure, figure, median, percentile, scaled } from '../lib.js';
 import { rawSqlite } from '../support.js';
@@ -99,7 +100,7 @@ export async function fill(store: Store, transactions: number, rewards: number):
           1_700_000_000 + i,
           String(1_000_000 + i),
         );
-        link.run(utxo, ADDRESSES[i % ADDRESSES.length]!.replace(/^[PX]-/, ''));
+        link.run(utxo, bareAddress(ADDRESSES[i % ADDRESSES.length]!));
         price.run(utxo);
       }
     })();

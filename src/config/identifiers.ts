@@ -1,4 +1,4 @@
-import { addressHrp, type Network } from '../upstream/endpoints.js';
+import { addressHrp, bareAddress, type Network } from '../upstream/endpoints.js';
 import {
   type Cb58Reading,
   cb58Decode,
@@ -63,7 +63,7 @@ export function toWords(bytes: Uint8Array): number[] {
 /** Why an address is not valid on `network`, or undefined when it is. */
 export function addressProblem(address: string, network: Network): string | undefined {
   const hrp = addressHrp(network);
-  const bare = address.replace(/^[PX]-/, '');
+  const bare = bareAddress(address);
   if (!bare.startsWith(`${hrp}1`)) {
     return `must start with "${hrp}1" (optionally "P-" or "X-") on ${network}`;
   }

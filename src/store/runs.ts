@@ -109,7 +109,8 @@ export function failRunIfRunning(sql: Sql, id: number, at: string, error: string
   );
 }
 
-// The cursors.
+/* The cursors: where each stream of a job resumes (sync_state). */
+
 /** The cursor of a job's stream, or undefined before its first run. */
 export async function readCursor<T>(sql: Sql, job: string, scope: string): Promise<T | undefined> {
   const row = await sql.get<{ cursor: string }>('SELECT cursor FROM sync_state WHERE job = ? AND scope = ?', [
