@@ -266,12 +266,15 @@ export function createSimServer(deps: SimServerDeps): SimServer {
     else pipeline(stream, paced(pace), res, done);
   }
 
-  /** Passes each chunk on, then waits as long as `bytesPerSecond` gives its size: a slow link. */
+  /**
+   * Passes each chunk on, then waits as long as `bytesPerSecond` gives its size: a slow link. The
+   * server's `sleep`, so that `close()` ends a wait in progress.
+   */
   function paced(bytesPerSecond: number): Transform {
     return new Transform({
       transform(chunk: Buffer, _encoding, callback) {
         this.push(chunk);
-        setTimeout(callback, (chunk.length / bytesPerSecond) * 1000);
+        sleep((chunk.length / bytesPerSecond) * 1000).then(() => callback());
       },
     });
   }
