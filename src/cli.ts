@@ -220,9 +220,29 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .option('--currency <code>', 'which stored prices to use (default: jobs.rewards.currency, else usd)')
     .option(
       '--address <id>',
-      'only rewards of this address or node id; repeat it or separate with commas for several',
+      'only rewards of this address or node id, configured or not (no longer configured); repeat it or separate with commas for several',
       (value: string, previous: string[]) => [...previous, ...value.split(',').filter(Boolean)],
       [],
+    )
+    .option(
+      '--node-id <id>',
+      'only rewards of this node id, configured or not; repeat it or separate with commas for several',
+      (value: string, previous: string[]) => [...previous, ...value.split(',').filter(Boolean)],
+      [],
+    )
+    .option(
+      '--reward-type <types>',
+      'only rewards of these types, in every format: VALIDATOR, VALIDATOR_FEE, DELEGATOR (comma separated)',
+      (value: string, previous: string[]) => [...previous, ...value.split(',').filter(Boolean)],
+      [],
+    )
+    .option(
+      '--include-delegators',
+      "the income formats and --summary keep a configured node's rewards paid to its delegators (left out by default: not your income)",
+    )
+    .option(
+      '--all-subjects',
+      'keep the rewards of addresses and node ids no longer configured (left out by default)',
     )
     .addOption(
       new Option(
