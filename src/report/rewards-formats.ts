@@ -21,6 +21,7 @@ export const REWARDS_CSV_HEADER = [
   'currency',
   'value',
   'owner',
+  'staking_type',
 ] as const;
 
 /** A row's cells in header order; a missing price or value is an empty cell, never 0. */
@@ -35,6 +36,7 @@ function cells(r: RewardsReportRow): string[] {
     r.currency,
     r.value ?? '',
     r.owner,
+    r.stakingType,
   ];
 }
 
@@ -58,6 +60,7 @@ export function formatRewardsTable(report: RewardsReport): string {
     '',
     report.currency,
     t.value,
+    '',
     '',
   ];
   for (const { month, totals } of report.months) {
@@ -110,7 +113,9 @@ function utcParts(seconds: number) {
 
 /** What the reward was, for the tools' free-text column. */
 function describeReward(r: RewardsReportRow): string {
-  return `Avalanche ${r.rewardType} staking reward, node ${r.nodeId}, for ${r.address}, utxo ${r.utxoId}`;
+  const kind =
+    r.stakingType === 'fixed' ? '' : ` (${r.stakingType === 'autoRenewed' ? 'auto-renewed' : r.stakingType})`;
+  return `Avalanche ${r.rewardType} staking reward${kind}, node ${r.nodeId}, for ${r.address}, utxo ${r.utxoId}`;
 }
 
 /**

@@ -79,6 +79,8 @@ export interface RewardsReportRow {
   owner: RewardOwner;
   nodeId: string;
   rewardType: string;
+  /** `fixed`, or `autoRenewed` for a cycle of an auto-renewed validation (ACP-236). */
+  stakingType: string;
   /** AVAX, exact, with the asset's decimals (9). */
   amount: string;
   /** Price of one AVAX at reward time in `currency`, as stored; undefined when none is stored. */
@@ -318,6 +320,7 @@ function reportRow(r: PricedReward, owner: RewardOwner, address: string, currenc
     owner,
     nodeId: r.nodeId,
     rewardType: r.rewardType,
+    stakingType: r.stakingType,
     amount: amount.toFixed(r.assetDenomination),
     price: r.price ?? undefined,
     currency,

@@ -8,7 +8,7 @@
  *
  * Drift: what an answer carries that the OpenAPI does not list. Unknown fields are kept (the
  * schemas are loose) and unknown values of the open enums are stored as sent; both are also seen
- * here, named by their path in the answer (`historicalRewards[].stakingType`,
+ * here, named by their path in the answer (`historicalRewards[].simDriftField`,
  * `transactions[].method.callType=CONTRACT_DEPLOY`), so an operator learns of a change in the API
  * before a dashboard goes wrong (docs/operations.md, "The API changed").
  *
