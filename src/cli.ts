@@ -10,6 +10,7 @@ import type { SimulatorFlags } from './commands/simulator.js';
 import { UsageError } from './commands/usage.js';
 import type { Config } from './config/index.js';
 import { type Invocation, readInvocation } from './config/invocation.js';
+import { maskPasswordParameters } from './config/url-password.js';
 import { forTerminal } from './escape/terminal.js';
 import type { JobList } from './kernel/index.js';
 import { type Role, roles } from './queue/jobs.js';
@@ -316,8 +317,10 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? 0 : EXIT_CONFIG;
       return;
     }
-    // An error may quote what the API or a file said: its escape sequences are shown, not run.
-    const text = (err instanceof Error ? err.message : String(err)).split('\n').map(forTerminal).join('\n');
+    // An error may quote what the API or a file said: its escape sequences are shown, not run; a URL
+    // it quotes keeps no password parameter's value.
+    const message = maskPasswordParameters(err instanceof Error ? err.message : String(err));
+    const text = message.split('\n').map(forTerminal).join('\n');
     console.error(text);
     process.exitCode =
       err instanceof Error && (err.name === 'ConfigError' || err.name === 'UsageError')
