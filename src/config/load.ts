@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { LevelWithSilent } from 'pino';
 import { type Document, parseDocument } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CONTROL } from '../escape/control.js';
 import { closest } from '../runtime/closest.js';
 import { isHeaderSafe } from '../upstream/defaults.js';

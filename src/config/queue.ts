@@ -4,7 +4,7 @@
  * can share the store's database. The URL holds a password: print `printableQueue`, never the URL.
  */
 import type { ConnectionOptions } from 'node:tls';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ClientTls } from './client-tls.js';
 import { postgresSsl } from './database.js';
 import { ConfigError } from './errors.js';
