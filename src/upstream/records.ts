@@ -16,7 +16,7 @@
  * optionals' `unwrap()`, pipes' `in`/`out`), and the open enums' known values from their registry
  * (enums.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { excerpt } from '../escape/excerpt.js';
 import type { EndpointName } from './endpoints.js';
 import { openEnums } from './enums.js';

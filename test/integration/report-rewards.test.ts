@@ -69,6 +69,7 @@ function expectedRows(currency: Currency): { line: string; cents: bigint | undef
         price ?? '',
         currency,
         value === undefined ? '' : money(value),
+        owner ? 'address' : r.rewardType === 'DELEGATOR' ? 'delegator' : 'node',
       ].join(',');
       return { line, cents: value, nano: r.reward.amount };
     });
@@ -96,7 +97,7 @@ describe('report rewards', () => {
       );
       expect(r.code, r.stderr).toBe(0);
       const lines = r.stdout.trimEnd().split('\n');
-      expect(lines[0]).toBe('date,address,node_id,reward_type,amount_avax,price,currency,value');
+      expect(lines[0]).toBe('date,address,node_id,reward_type,amount_avax,price,currency,value,owner');
       expect(lines.slice(1)).toEqual(expected.map((e) => e.line));
       // Every kind of row is there: address and node-id rewards, priced and not yet priced.
       expect(expected.length).toBeGreaterThan(20);
