@@ -6,7 +6,13 @@ import type { Observer } from '../metrics/index.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { configuredLogger, createLogger, type Logger } from '../runtime/logger.js';
 import { packageVersion } from '../runtime/version.js';
-import { DatabaseOpenError, type OpenStoreOptions, openStore, type Store } from '../store/index.js';
+import {
+  DatabaseOpenError,
+  describeMigration,
+  type OpenStoreOptions,
+  openStore,
+  type Store,
+} from '../store/index.js';
 import { type ComputeUnitBudget, createDataApiClient, type DataApiClient } from '../upstream/index.js';
 import { createLifecycle, type Lifecycle } from './lifecycle.js';
 
@@ -39,6 +45,15 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const store = await openConfiguredStore(config, {
     // A pooled PostgreSQL connection the server dropped while idle: the pool replaces it.
     onIdleError: (err) => log.warn({ err: err.message }, 'an idle database connection failed'),
+    // Said before each is applied: a table rebuilt takes time in proportion to its rows.
+    onMigrations: (pending) => {
+      for (const m of pending) {
+        log.info(
+          { migration: m.tag, ...(m.note && { does: m.note }) },
+          `applying migration ${describeMigration(m)}`,
+        );
+      }
+    },
   });
   lifecycle.add('database', () => store.close());
   const client = createDataApiClient({
