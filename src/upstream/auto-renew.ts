@@ -12,9 +12,18 @@
  * failed record); unknown fields are kept (loose objects). Amounts are nAVAX integer strings, times
  * unix seconds, the share a 0..100 percent.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { openEnum } from './enums.js';
-import { jsonPosition, jsonUnixSeconds, text, uintString } from './fields.js';
+import {
+  BOUND,
+  jsonPosition,
+  jsonUnixSeconds,
+  position,
+  shaped,
+  text,
+  uintString,
+  unixSeconds,
+} from './fields.js';
 
 /** `StakingType`: `autoRenewed` validations run in repeating cycles. */
 export const stakingTypes = ['fixed', 'autoRenewed'] as const;
@@ -41,24 +50,35 @@ export type CycleOutcome = (typeof cycleOutcomes)[number];
 const txHash = text(128);
 const percent = z.preprocess(
   (v) => (typeof v === 'object' && v !== null ? Number(String(v)) : v),
-  z.number().min(0, 'expected a percent 0..100').max(100, 'expected a percent 0..100'),
+  z.number().min(0, `${BOUND} expected a percent 0..100`).max(100, `${BOUND} expected a percent 0..100`),
 );
 const count = jsonPosition;
+const bech32Address = shaped(
+  /^(?:[PX]-)?[a-z]{1,20}1[02-9ac-hj-np-z]{38}$/,
+  'a bech32 address such as avax1…',
+);
 
-/** `AutoRenewDetails`, the `autoRenew` object of active and completed validator details. */
-export const autoRenewDetailsSchema = z.looseObject({
-  state: openEnum(autoRenewStates),
-  nextPeriodSeconds: count,
-  autoCompoundSharePercent: percent,
-  compoundedWeight: uintString,
-  accruedValidationRewards: uintString,
-  accruedDelegateeRewards: uintString,
-  validationRewardAddresses: z.array(text(128)).max(1000),
-  delegationRewardAddresses: z.array(text(128)).max(1000),
-  exitReason: openEnum(autoRenewExitReasons).nullable(),
-  endedAtTimestamp: jsonUnixSeconds.nullable(),
+/**
+ * `AutoRenewDetails`, the `autoRenew` object of active and completed validator details (and staking
+ * transactions): every documented field checked when present, none required.
+ */
+export const autoRenewSchema = z.looseObject({
+  state: openEnum(autoRenewStates).optional(),
+  nextPeriodSeconds: position.optional(),
+  autoCompoundSharePercent: z
+    .number()
+    .min(0, `${BOUND} expected a percentage from 0 to 100`)
+    .max(100, `${BOUND} expected a percentage from 0 to 100`)
+    .optional(),
+  compoundedWeight: uintString.optional(),
+  accruedValidationRewards: uintString.optional(),
+  accruedDelegateeRewards: uintString.optional(),
+  validationRewardAddresses: z.array(bech32Address).max(100).optional(),
+  delegationRewardAddresses: z.array(bech32Address).max(100).optional(),
+  exitReason: openEnum(autoRenewExitReasons).nullish(),
+  endedAtTimestamp: unixSeconds.nullish(),
 });
-export type AutoRenewDetails = z.output<typeof autoRenewDetailsSchema>;
+export type AutoRenew = z.output<typeof autoRenewSchema>;
 
 /** `AutoRenewedCycle`: one settled cycle (all 16 fields required in the SDK). */
 export const autoRenewedCycleSchema = z.looseObject({

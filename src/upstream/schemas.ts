@@ -17,7 +17,7 @@
  * request (currencyCode) are strict.
  */
 import { isLosslessNumber } from 'lossless-json';
-import { z } from 'zod';
+import * as z from 'zod';
 import { stakingTypeField } from './auto-renew.js';
 import { currencies, networks, primaryNetworkChains } from './endpoints.js';
 import {
