@@ -153,7 +153,8 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .option('--print', 'print the whole resolved configuration as JSON instead, secrets masked')
     .action(async (opts: { print?: boolean }) => {
       const config = await load(program.opts());
-      const { checkConfig } = await import('./commands/config.js');
+      const { checkConfig, checkQueuePrefix } = await import('./commands/config.js');
+      await checkQueuePrefix(config);
       checkConfig(config, await jobList(), { ...opts, cli });
     });
   configCommand
