@@ -58,6 +58,14 @@ export const endpoints = {
     computeUnits: 100,
     successStatus: 200,
   },
+  // ACP-236 (unreleased SDK 0.3.14, src/upstream/auto-renew.ts). Its cost is unpublished: counted as
+  // its sibling validators/{nodeId} (Medium, 20 CU) until the rate-limits page lists it.
+  validatorCycles: {
+    method: 'GET',
+    path: '/v1/networks/{network}/validators/{nodeId}/cycles',
+    computeUnits: 20,
+    successStatus: 200,
+  },
 } as const;
 
 export type EndpointName = keyof typeof endpoints;
