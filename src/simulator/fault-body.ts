@@ -91,15 +91,14 @@ export function spoilOneRecord(body: unknown, endpoint: FaultEndpoint): unknown 
 }
 
 /**
- * What a newer API would send: a field the OpenAPI does not list on every record (for rewards the
- * `stakingType` the official SDK's next release adds), an enum value it does not list on the first
+ * What a newer API would send: a field the OpenAPI does not list on every record, an enum value it does not list on the first
  * record, and in a transactions page a contract creation without `to` and another with `to: null`.
  */
 export function driftBody(body: unknown, endpoint: FaultEndpoint): unknown {
   const out = copy(body);
   const records = recordsOf(out);
   for (const record of records) {
-    if (endpoint === 'rewards' || endpoint === 'pendingRewards') record['stakingType'] = 'fixed';
+    if (endpoint === 'pendingRewards') record['stakingType'] = 'fixed';
     else if (endpoint === 'validators' || endpoint === 'validatorDetails') {
       record['stakingType'] = 'fixed';
       record['simDriftField'] = 'a field the OpenAPI does not list (drift fault)';

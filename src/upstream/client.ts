@@ -5,7 +5,7 @@
  */
 
 import { Agent } from 'undici';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
 import { clientDefaults, isHeaderSafe } from './defaults.js';

@@ -8,7 +8,7 @@
  *
  * Drift: what an answer carries that the OpenAPI does not list. Unknown fields are kept (the
  * schemas are loose) and unknown values of the open enums are stored as sent; both are also seen
- * here, named by their path in the answer (`historicalRewards[].stakingType`,
+ * here, named by their path in the answer (`historicalRewards[].simDriftField`,
  * `transactions[].method.callType=CONTRACT_DEPLOY`), so an operator learns of a change in the API
  * before a dashboard goes wrong (docs/operations.md, "The API changed").
  *
@@ -16,7 +16,7 @@
  * optionals' `unwrap()`, pipes' `in`/`out`), and the open enums' known values from their registry
  * (enums.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { excerpt } from '../escape/excerpt.js';
 import type { EndpointName } from './endpoints.js';
 import { openEnums } from './enums.js';

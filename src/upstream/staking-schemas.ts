@@ -14,6 +14,8 @@
  * with the fields it has, its documented ones checked when present.
  */
 import { z } from 'zod';
+// The ACP-236 shapes (stakingType, autoRenew) live in auto-renew.ts, the one place they are parsed.
+import { autoRenewSchema, stakingTypeField } from './auto-renew.js';
 import { openEnum } from './enums.js';
 import { BOUND, denomination, position, shaped, text, uintString, unixSeconds } from './fields.js';
 import { CB58_ID, NODE_ID } from './identifiers.js';
@@ -43,8 +45,6 @@ const percentageText = z
   .refine((v) => Number(v) <= 100, `${BOUND} expected a percentage from 0 to 100`);
 
 export const validationStatuses = ['active', 'pending', 'completed', 'removed'] as const;
-export const stakingTypes = ['fixed', 'autoRenewed'] as const;
-export const autoRenewStates = ['renewing', 'exiting', 'exited', 'aborted'] as const;
 
 export const stakingRewardsSchema = z.looseObject({
   validationRewardAmount: uintString,
@@ -52,21 +52,6 @@ export const stakingRewardsSchema = z.looseObject({
   rewardAddresses: z.array(bech32Address).max(100, `${BOUND} expected at most 100 addresses`).optional(),
   rewardTxHash: cb58.optional(),
 });
-
-/** AutoRenewDetails (the SDK's next release): every documented field checked when present, none required. */
-export const autoRenewSchema = z.looseObject({
-  state: openEnum(autoRenewStates).optional(),
-  nextPeriodSeconds: position.optional(),
-  autoCompoundSharePercent: percentage.optional(),
-  compoundedWeight: uintString.optional(),
-  accruedValidationRewards: uintString.optional(),
-  accruedDelegateeRewards: uintString.optional(),
-  validationRewardAddresses: z.array(bech32Address).max(100).optional(),
-  delegationRewardAddresses: z.array(bech32Address).max(100).optional(),
-  exitReason: openEnum(['graceful', 'uptime_not_met']).nullish(),
-  endedAtTimestamp: unixSeconds.nullish(),
-});
-export type AutoRenew = z.output<typeof autoRenewSchema>;
 
 const healthSchema = z.looseObject({
   reachabilityPercent: percentage,
@@ -115,7 +100,7 @@ export const validatorSchema = z
     removeTxHash: cb58.optional(),
     removeTimestamp: unixSeconds.optional(),
     /** The SDK's next release; absent means `fixed` (read tolerantly: an unknown type is kept). */
-    stakingType: openEnum(stakingTypes).optional(),
+    stakingType: stakingTypeField,
     autoRenew: autoRenewSchema.optional(),
   })
   .superRefine((v, ctx) => {
@@ -162,7 +147,7 @@ export const pendingRewardSchema = z.looseObject({
     type: openEnum(['secp256k1', 'nft']),
     amount: uintString,
   }),
-  stakingType: openEnum(stakingTypes).optional(),
+  stakingType: stakingTypeField,
 });
 export type PendingReward = z.output<typeof pendingRewardSchema>;
 
