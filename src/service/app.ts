@@ -1,12 +1,19 @@
 import { untrustedCertificateHint } from '../config/client-tls.js';
-import { type Config, databaseLocation, databaseSetting } from '../config/index.js';
+import { type Config, ConfigError, databaseLocation, databaseSetting } from '../config/index.js';
 import { urlSecrets } from '../config/url-password.js';
 import type { RunDeps } from '../kernel/index.js';
 import type { Observer } from '../metrics/index.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { configuredLogger, createLogger, type Logger } from '../runtime/logger.js';
 import { packageVersion } from '../runtime/version.js';
-import { DatabaseOpenError, type OpenStoreOptions, openStore, type Store } from '../store/index.js';
+import {
+  DatabaseOpenError,
+  type OpenStoreOptions,
+  openStore,
+  readUnfinishedCopy,
+  type Store,
+  unfinishedCopyProblem,
+} from '../store/index.js';
 import { type ComputeUnitBudget, createDataApiClient, type DataApiClient } from '../upstream/index.js';
 import { createLifecycle, type Lifecycle } from './lifecycle.js';
 
@@ -41,6 +48,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     onIdleError: (err) => log.warn({ err: err.message }, 'an idle database connection failed'),
   });
   lifecycle.add('database', () => store.close());
+  await refuseUnfinishedCopy(store, lifecycle);
   const client = createDataApiClient({
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
@@ -65,6 +73,17 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       await lifecycle.release();
     },
   };
+}
+
+/**
+ * A store a `migrate-store` is copying into, or was killed copying into, is not collected into: its
+ * rows are partial, and a job would fetch again what the rest of the copy brings.
+ */
+async function refuseUnfinishedCopy(store: Store, lifecycle: Lifecycle): Promise<void> {
+  const copy = await readUnfinishedCopy(store);
+  if (!copy) return;
+  await lifecycle.release();
+  throw new ConfigError(unfinishedCopyProblem(store.location, copy));
 }
 
 /**

@@ -78,6 +78,7 @@ export const {
   rejectedRecords,
   upstreamDrift,
   syncState,
+  storeMeta,
   transactionSummaries,
   rewardSummaries,
   rewardValueSummaries,

@@ -72,6 +72,7 @@ export const {
   rejectedRecords,
   upstreamDrift,
   syncState,
+  storeMeta,
   transactionSummaries,
   rewardSummaries,
   rewardValueSummaries,
