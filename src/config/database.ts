@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { StoreLocation } from '../store/sql.js';
 import { type ClientTls, clientTlsVars, printableClientTls, readClientTls } from './client-tls.js';
 import { ConfigError } from './errors.js';

@@ -8,6 +8,7 @@ import { configuredLogger, createLogger, type Logger } from '../runtime/logger.j
 import { packageVersion } from '../runtime/version.js';
 import {
   DatabaseOpenError,
+  describeMigration,
   type OpenStoreOptions,
   openStore,
   readUnfinishedCopy,
@@ -46,6 +47,15 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const store = await openConfiguredStore(config, {
     // A pooled PostgreSQL connection the server dropped while idle: the pool replaces it.
     onIdleError: (err) => log.warn({ err: err.message }, 'an idle database connection failed'),
+    // Said before each is applied: a table rebuilt takes time in proportion to its rows.
+    onMigrations: (pending) => {
+      for (const m of pending) {
+        log.info(
+          { migration: m.tag, ...(m.note && { does: m.note }) },
+          `applying migration ${describeMigration(m)}`,
+        );
+      }
+    },
   });
   lifecycle.add('database', () => store.close());
   await refuseUnfinishedCopy(store, lifecycle);
