@@ -141,7 +141,11 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .requiredOption('--from <store>', 'source: a SQLite path or a postgres:// URL')
     .requiredOption('--to <store>', 'target: a SQLite path or a postgres:// URL (migrated first)')
     .option('--batch-size <rows>', 'rows per batch and per target transaction, 1 to 100000 (default: 1000)')
-    .action(async (flags: { from: string; to: string; batchSize?: string }) => {
+    .option(
+      '--merge',
+      'copy into a target that holds data and is not an earlier copy of this source (its rows win where a key is in both)',
+    )
+    .action(async (flags: { from: string; to: string; batchSize?: string; merge?: boolean }) => {
       const { migrateStore } = await import('./commands/migrate-store.js');
       await migrateStore(flags);
     });

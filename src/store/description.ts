@@ -593,6 +593,18 @@ export const syncState = table(
   (t) => [primaryKey(t.job, t.scope)],
 );
 
+/**
+ * The store's own facts, a key and its value (src/store/store-meta.ts): its id (`store_id`, made the
+ * first time it is the source of a copy), the store it was copied from (`copied_from`), and an
+ * unfinished copy (`copy_unfinished`, JSON: its source and start), written before `migrate-store`
+ * copies a row and removed once the copy ends, so `start`, `run` and `status` see a half copy.
+ * Never copied itself.
+ */
+export const storeMeta = table('store_meta', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});
+
 /*
  * Summaries for the metrics endpoint (docs/metrics.md): a scrape reads a few rows of these instead
  * of aggregating the big tables. The triggers of drizzle/<dialect>/*_metrics_summaries.sql keep

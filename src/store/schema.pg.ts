@@ -81,6 +81,7 @@ export const {
   rejectedRecords,
   upstreamDrift,
   syncState,
+  storeMeta,
   transactionSummaries,
   rewardSummaries,
   rewardValueSummaries,

@@ -75,6 +75,7 @@ export const {
   rejectedRecords,
   upstreamDrift,
   syncState,
+  storeMeta,
   transactionSummaries,
   rewardSummaries,
   rewardValueSummaries,
