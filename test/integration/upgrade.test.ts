@@ -16,7 +16,8 @@ import { migrate as migratePostgres } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { storeLocation } from '../../src/config/index.js';
-import { openStore } from '../../src/store/index.js';
+import { packageVersion } from '../../src/runtime/version.js';
+import { DatabaseNewerError, openStore } from '../../src/store/index.js';
 import { runCli } from '../support/cli.js';
 import { onPostgres, type TestDatabase, testDatabase } from '../support/store.js';
 
@@ -236,7 +237,27 @@ describe('an upgrade from 0.1.0', () => {
       expect({ table, rows: after[table]!.rows }).toEqual({ table, rows: before[table]!.rows });
     }
     const versions = await raw.all('SELECT "version" FROM "__glacier_versions"');
-    expect(versions.map((v) => v.version)).toHaveLength(1);
+    expect(versions.map((v) => v.version)).toEqual([packageVersion()]);
+
+    // Then a newer version migrates it, and this one is started again: refused, the database as it was.
+    await raw.run('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES (?, ?)', [
+      '9',
+      4102444800000,
+    ]);
+    await raw.run('INSERT INTO "__glacier_versions" ("version", "first_migrated_at") VALUES (?, ?)', [
+      '9.0.0',
+      'x',
+    ]);
+    const newer = await snapshot(raw, tables, columnsOf);
+    const refused = openStore(storeLocation(db.location), { onMigrations: () => told.push('again') });
+    await expect(refused).rejects.toThrow(DatabaseNewerError);
+    await expect(refused).rejects.toThrow(
+      new RegExp(
+        `migrated by glacier-collector 9\\.0\\.0 .*this is glacier-collector ${packageVersion().replace(/\./g, '\\.')}.*left as it is`,
+      ),
+    );
+    expect(await snapshot(raw, tables, columnsOf)).toEqual(newer);
+    expect(told).not.toContain('again');
   }, 120_000);
 
   it("reads the migrated database with 0.1.0's starter config; config check refuses its placeholder ids", async () => {
