@@ -10,6 +10,7 @@ import type { SimulatorFlags } from './commands/simulator.js';
 import { UsageError } from './commands/usage.js';
 import type { Config, ConfigReads } from './config/index.js';
 import { type Invocation, readInvocation } from './config/invocation.js';
+import { maskPasswordParameters } from './config/url-password.js';
 import { forTerminal } from './escape/terminal.js';
 import type { JobList } from './kernel/index.js';
 import { type Role, roles } from './queue/jobs.js';
@@ -152,7 +153,8 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .option('--print', 'print the whole resolved configuration as JSON instead, secrets masked')
     .action(async (opts: { print?: boolean }) => {
       const config = await load(program.opts());
-      const { checkConfig } = await import('./commands/config.js');
+      const { checkConfig, checkQueuePrefix } = await import('./commands/config.js');
+      await checkQueuePrefix(config);
       checkConfig(config, await jobList(), { ...opts, cli });
     });
   configCommand
@@ -228,9 +230,29 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .option('--currency <code>', 'which stored prices to use (default: jobs.rewards.currency, else usd)')
     .option(
       '--address <id>',
-      'only rewards of this address or node id; repeat it or separate with commas for several',
+      'only rewards of this address or node id, configured or not (no longer configured); repeat it or separate with commas for several',
       (value: string, previous: string[]) => [...previous, ...value.split(',').filter(Boolean)],
       [],
+    )
+    .option(
+      '--node-id <id>',
+      'only rewards of this node id, configured or not; repeat it or separate with commas for several',
+      (value: string, previous: string[]) => [...previous, ...value.split(',').filter(Boolean)],
+      [],
+    )
+    .option(
+      '--reward-type <types>',
+      'only rewards of these types, in every format: VALIDATOR, VALIDATOR_FEE, DELEGATOR (comma separated)',
+      (value: string, previous: string[]) => [...previous, ...value.split(',').filter(Boolean)],
+      [],
+    )
+    .option(
+      '--include-delegators',
+      "the income formats and --summary keep a configured node's rewards paid to its delegators (left out by default: not your income)",
+    )
+    .option(
+      '--all-subjects',
+      'keep the rewards of addresses and node ids no longer configured (left out by default)',
     )
     .addOption(
       new Option(
@@ -304,8 +326,10 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? 0 : EXIT_CONFIG;
       return;
     }
-    // An error may quote what the API or a file said: its escape sequences are shown, not run.
-    const text = (err instanceof Error ? err.message : String(err)).split('\n').map(forTerminal).join('\n');
+    // An error may quote what the API or a file said: its escape sequences are shown, not run; a URL
+    // it quotes keeps no password parameter's value.
+    const message = maskPasswordParameters(err instanceof Error ? err.message : String(err));
+    const text = message.split('\n').map(forTerminal).join('\n');
     console.error(text);
     process.exitCode =
       err instanceof Error && (err.name === 'ConfigError' || err.name === 'UsageError')

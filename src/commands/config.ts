@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type ClientTls, describeClientTls } from '../config/client-tls.js';
 import { formatDuration } from '../config/durations.js';
+import { ConfigError } from '../config/errors.js';
 import {
   type Config,
   DEFAULT_CONFIG_FILE,
@@ -41,6 +42,38 @@ export function checkConfig(
       ? JSON.stringify(describeConfig(config), null, 2)
       : summarizeConfig(config, jobs, { cli: opts.cli, tls }),
   );
+}
+
+/**
+ * `config check` on a PostgreSQL queue: the schema `service.queuePrefix` names is not another
+ * prefix's (`sec5-x` and `sec5_x` are one schema), as `start` would refuse. Looked up with a short
+ * timeout; a database that does not answer is not looked at (the check is about the file).
+ */
+export async function checkQueuePrefix(config: Config): Promise<void> {
+  if (config.queue.kind !== 'postgres') return;
+  const { QueuePrefixCollisionError, queuePool, queueSchemaOwner } = await import(
+    '../queue/postgres-backend.js'
+  );
+  const pool = queuePool(config.queue, {
+    name: 'glacier-collector:config-check',
+    max: 1,
+    connectTimeoutMs: 2_000,
+    statementTimeoutMs: 2_000,
+  });
+  pool.on('error', () => undefined);
+  let owner: string | undefined;
+  try {
+    owner = await queueSchemaOwner(pool, config.queue);
+  } catch {
+    return;
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
+  if (owner !== undefined && owner !== config.service.queuePrefix) {
+    throw new ConfigError(
+      new QueuePrefixCollisionError(config.service.queuePrefix, owner, config.queue.schema).message,
+    );
+  }
 }
 
 /** "transactions 7d, jobRuns 90d, …, supplySnapshots forever". */

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { LevelWithSilent } from 'pino';
 import { type Document, parseDocument } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CONTROL } from '../escape/control.js';
 import { closest } from '../runtime/closest.js';
 import { isHeaderSafe } from '../upstream/defaults.js';
@@ -28,6 +28,8 @@ import {
 } from './redis.js';
 import { type FileConfig, fileConfigSchema, jobSectionSchemas, PARSED_ONCE } from './schema.js';
 import { numbersForText, setAt, unknownKeyProblem, unquotedAliases } from './traps.js';
+import { urlFileEnvShape, withUrlFiles } from './url-file.js';
+import { maskPasswordParameters, maskSearchPasswords } from './url-password.js';
 import { loadWebConfig, type WebConfig } from './web-config.js';
 
 export interface Config {
@@ -96,6 +98,8 @@ export const envSchema = z.object({
         'a postgres:// or postgresql:// URL, e.g. postgres://collector:secret@db.example.com:5432/glacier',
     })
     .optional(),
+  /** DATABASE_URL_FILE, QUEUE_URL_FILE: the URLs read from files (src/config/url-file.ts). */
+  ...urlFileEnvShape,
   /** PostgreSQL: connections of each process's pool. @defaultValue 10 */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   /** PostgreSQL over TLS: the CA file, client certificate and key (src/config/database.ts). */
@@ -161,8 +165,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   // `GLACIER_API_KEY=` (an unset `${VAR}` in compose) means unset, not an invalid empty value.
   const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   refuseControlCharacters(given);
-  // A redis:// QUEUE_URL is read as REDIS_URL: what reaches Redis reads that.
-  const present = normalizeQueueEnv(given);
+  // A redis:// QUEUE_URL is read as REDIS_URL: what reaches Redis reads that; a *_URL_FILE as its URL.
+  const present = normalizeQueueEnv(withUrlFiles(given, cwd));
   const parsedEnv = envSchema.safeParse(present, PARSED_ONCE);
   if (!parsedEnv.success) {
     const problems = describeIssues(parsedEnv.error.issues, maskEnv(present));
@@ -483,13 +487,16 @@ export function maskUrlCredentials(url: string): string {
   try {
     u = new URL(url);
   } catch {
-    return url.replace(
-      /^([a-z][a-z0-9+.-]*:\/\/)?[^/]*@/i,
-      (_m, scheme: string | undefined) => `${scheme ?? ''}***@`,
+    return maskPasswordParameters(
+      url.replace(
+        /^([a-z][a-z0-9+.-]*:\/\/)?[^/]*@/i,
+        (_m, scheme: string | undefined) => `${scheme ?? ''}***@`,
+      ),
     );
   }
   if (u.username) u.username = '***';
   if (u.password) u.password = '***';
+  u.search = maskSearchPasswords(u.search);
   const text = u.toString();
   // new URL() adds a slash to a bare origin; keep the URL as given otherwise.
   return url.endsWith('/') || !text.endsWith('/') || u.pathname !== '/' ? text : text.slice(0, -1);

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import cron from 'node-cron';
-import { z } from 'zod';
+import * as z from 'zod';
 import { clientDefaults } from '../upstream/defaults.js';
 import {
   canonicalNetwork,

@@ -1,5 +1,6 @@
 import { untrustedCertificateHint } from '../config/client-tls.js';
 import { type Config, databaseLocation, databaseSetting } from '../config/index.js';
+import { urlSecrets } from '../config/url-password.js';
 import type { RunDeps } from '../kernel/index.js';
 import type { Observer } from '../metrics/index.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
@@ -73,10 +74,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     store,
     log,
     clock,
-    // The API key, and the database password (a connection error may quote the URL it was given).
-    secrets: [config.apiKey, databasePassword(config), queuePassword(config)].filter((s): s is string =>
-      Boolean(s),
-    ),
+    // The API key, and the URLs' passwords (a connection error may quote the URL it was given).
+    secrets: [config.apiKey, ...urlSecretsOf(config)].filter((s): s is string => Boolean(s)),
     close: async () => {
       await lifecycle.release();
     },
@@ -110,17 +109,14 @@ export async function openConfiguredStore(
   }
 }
 
-/** The password of DATABASE_URL, if any (decoded, as a driver would quote it). */
-function databasePassword(config: Pick<Config, 'database'>): string | undefined {
-  return config.database.kind === 'postgres' ? urlPassword(config.database.url) : undefined;
-}
-
-/** The password of a PostgreSQL QUEUE_URL, if any. */
-function queuePassword(config: Partial<Pick<Config, 'queue'>>): string | undefined {
-  return config.queue?.kind === 'postgres' ? urlPassword(config.queue.url) : undefined;
-}
-
-function urlPassword(url: string): string | undefined {
-  const password = URL.canParse(url) ? new URL(url).password : '';
-  return password ? decodeURIComponent(password) : undefined;
+/**
+ * The secrets of the URLs the app may quote in an error: DATABASE_URL's, a PostgreSQL QUEUE_URL's and
+ * the Redis URL's passwords, in the user info or the query (`?password=`), decoded and as written.
+ */
+export function urlSecretsOf(config: Partial<Pick<Config, 'database' | 'queue' | 'redisUrl'>>): string[] {
+  return [
+    ...(config.database?.kind === 'postgres' ? urlSecrets(config.database.url) : []),
+    ...(config.queue?.kind === 'postgres' ? urlSecrets(config.queue.url) : []),
+    ...(config.redisUrl ? urlSecrets(config.redisUrl) : []),
+  ];
 }
