@@ -198,7 +198,7 @@ export function initConfig(path: string | undefined, cli = PROGRAM): void {
 
 export async function migrate(config: Config): Promise<void> {
   // Imported here: the store and its drivers are not `config check`'s to load.
-  const { openConfiguredStore } = await import('../service/app.js');
+  const { openConfiguredStore } = await import('../service/configured-store.js');
   const store = await openConfiguredStore(config);
   await store.close();
   console.log(`database ${printableDatabaseLocation(config)} is up to date`);

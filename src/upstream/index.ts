@@ -24,7 +24,7 @@ export {
   UpstreamResponseError,
 } from './errors.js';
 export * from './fields.js';
-export { type AttemptEvent, type ComputeUnitBudget, nextRequestSent } from './http.js';
+export type { AttemptEvent, ComputeUnitBudget } from './http.js';
 export { parseJsonLossless, toPlainDecimal } from './json.js';
 export { type Page, type PaginateOptions, paginate } from './paginate.js';
 export {
@@ -41,6 +41,7 @@ export {
   recheckRecord,
   recordSpecs,
 } from './records.js';
+export { nextRequestSent } from './request-sent.js';
 export {
   defaultRetryPolicy,
   hintedDelayMs,
