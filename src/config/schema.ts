@@ -510,6 +510,17 @@ export const budgetSchema = z.strictObject({
   computeUnitsPerDay: z.number().int().min(1).optional(),
 });
 
+/** Each job's section schema, by its key under `jobs`. */
+export const jobSectionSchemas = {
+  supply: supplyJobSchema,
+  transactions: transactionsJobSchema,
+  rewards: rewardsJobSchema,
+  usageMetrics: usageMetricsJobSchema,
+  signatures: signaturesJobSchema,
+  exports: exportsJobSchema,
+  maintenance: maintenanceJobSchema,
+} as const;
+
 export const fileConfigSchema = z
   .strictObject({
     jobs: z

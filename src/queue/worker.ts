@@ -11,7 +11,7 @@ export interface WorkerOptions {
   config: Config;
   jobs: JobList;
   /** Where the worker takes its jobs from (on Redis, its connection with `maxRetriesPerRequest: null`). */
-  backend: Pick<QueueBackend, 'createWorker'>;
+  backend: Pick<QueueBackend, 'createWorker' | 'noteRateLimit' | 'knownFault'>;
   /** Where continuations are added. */
   queue: CollectorQueue;
   deps: RunDeps;
@@ -77,7 +77,11 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
         computeUnits: summary.computeUnits,
       };
     }
-    throw await queueError(summary, (ms) => o.queue.rateLimit(ms));
+    throw await queueError(summary, async (ms) => {
+      // Noted first: the PostgreSQL watch resets a limiter window longer than what was noted.
+      await o.backend.noteRateLimit(ms);
+      await o.queue.rateLimit(ms);
+    });
   }
 
   const worker = o.backend.createWorker(process, {
@@ -91,6 +95,7 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
     autorun: true,
   });
   worker.on('error', (err) => {
+    if (o.backend.knownFault(err)) return; // the backend says it, once
     // Connection errors are logged once per outage by the connection itself.
     // (PostgreSQL's: a connection terminated, the server shutting down, a pool that cannot connect.)
     if (
