@@ -9,7 +9,8 @@
 //
 // Left outside the bundle, loaded from node_modules as before: the native addons (better-sqlite3,
 // msgpackr's extractor, pg-native), and packages that find files of their own by path at run time
-// (pino starts its transports' worker files by path; node-cron forks its daemon.cjs). Files the
+// (pino starts its transports' worker files by path; node-cron forks its daemon.cjs); and pg, which
+// BullMQ requires only when the queue is on PostgreSQL: outside, a queue on Redis never loads it. Files the
 // collector reads at run time (drizzle/, spec/, package.json, the example config) are found from the
 // package root (src/runtime/package-root.ts), which is the same folder above dist/src/ as above src/.
 import { rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ const EXTERNAL = [
   'better-sqlite3',
   'msgpackr',
   'msgpackr-extract',
+  'pg',
   'pg-native',
   'pino',
   'pino-pretty',

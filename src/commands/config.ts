@@ -236,7 +236,7 @@ export function initConfig(path: string | undefined, cli = PROGRAM): void {
 export async function migrate(config: Config): Promise<void> {
   // Imported here: the store and its drivers are not `config check`'s to load.
   const [{ openConfiguredStore }, { describeMigration }, { packageVersion }] = await Promise.all([
-    import('../service/app.js'),
+    import('../service/configured-store.js'),
     import('../store/index.js'),
     import('../runtime/version.js'),
   ]);

@@ -25,7 +25,7 @@ export async function openExistingStore(config: Pick<Config, 'database'>): Promi
   const db = config.database;
   // Imported here: this module is loaded by every command line, the store's drivers are not.
   const [{ openConfiguredStore }, { appliedMigrations }] = await Promise.all([
-    import('../service/app.js'),
+    import('../service/configured-store.js'),
     import('../store/index.js'),
   ]);
   if (db.kind === 'sqlite') {

@@ -4,7 +4,7 @@
  * The file holds the URL on one line; surrounding white space (a trailing newline) is dropped.
  */
 import { resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { readBoundedFile } from './bounded-file.js';
 import { ConfigError } from './errors.js';
 

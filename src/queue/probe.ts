@@ -11,7 +11,6 @@ import { printableRedis, type RedisSettings, redisSetting } from '../config/redi
 import type { QueueBackend } from './backend.js';
 import { type Beat, type MalformedBeat, readHeartbeats } from './heartbeat.js';
 import { QUEUE_NAME } from './jobs.js';
-import { describePostgresError, postgresBackend, queuePool, queueSchemaExists } from './postgres-backend.js';
 import {
   describeRedisError,
   describeRedisMemory,
@@ -144,6 +143,10 @@ async function probePostgres(
     redis: null,
     prefix,
   };
+  // Imported here: on Redis, status loads neither pg nor the PostgreSQL backend.
+  const { describePostgresError, postgresBackend, queuePool, queueSchemaExists } = await import(
+    './postgres-backend.js'
+  );
   const pool = queuePool(target, {
     name: 'glacier-collector:status',
     max: 2,

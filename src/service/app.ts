@@ -1,22 +1,16 @@
-import { untrustedCertificateHint } from '../config/client-tls.js';
-import { type Config, ConfigError, databaseLocation, databaseSetting } from '../config/index.js';
+import { type Config, ConfigError } from '../config/index.js';
 import { urlSecrets } from '../config/url-password.js';
 import type { RunDeps } from '../kernel/index.js';
 import type { Observer } from '../metrics/index.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { configuredLogger, createLogger, type Logger } from '../runtime/logger.js';
 import { packageVersion } from '../runtime/version.js';
-import {
-  DatabaseOpenError,
-  describeMigration,
-  type OpenStoreOptions,
-  openStore,
-  readUnfinishedCopy,
-  type Store,
-  unfinishedCopyProblem,
-} from '../store/index.js';
+import { describeMigration, readUnfinishedCopy, type Store, unfinishedCopyProblem } from '../store/index.js';
 import { type ComputeUnitBudget, createDataApiClient, type DataApiClient } from '../upstream/index.js';
+import { openConfiguredStore } from './configured-store.js';
 import { createLifecycle, type Lifecycle } from './lifecycle.js';
+
+export { openConfiguredStore };
 
 export interface App extends RunDeps {
   client: DataApiClient;
@@ -94,33 +88,6 @@ async function refuseUnfinishedCopy(store: Store, lifecycle: Lifecycle): Promise
   if (!copy) return;
   await lifecycle.release();
   throw new ConfigError(unfinishedCopyProblem(store.location, copy));
-}
-
-/**
- * The database of `DATABASE_URL` or `DATABASE_PATH`, migrated (unless `migrate: false`); an error
- * names the setting and its value (the URL's password masked).
- */
-export async function openConfiguredStore(
-  config: Pick<Config, 'database'>,
-  options: OpenStoreOptions = {},
-): Promise<Store> {
-  const db = config.database;
-  try {
-    return await openStore(databaseLocation(config), {
-      ...(db.kind === 'postgres' && { poolSize: db.poolSize, ssl: db.ssl }),
-      ...options,
-    });
-  } catch (err) {
-    if (!(err instanceof DatabaseOpenError)) throw err;
-    // A certificate refused: name the CA variable (and its file), not only OpenSSL's words.
-    const hint =
-      db.kind === 'postgres' && untrustedCertificateHint(err.cause, 'DATABASE_TLS_CA_FILE', db.tls?.caFile);
-    const cause = hint
-      ? new Error(`${(err.cause as Error).message}: ${hint}`, { cause: err.cause })
-      : err.cause;
-    // Its path is the printable location already: the SQLite path, or the masked URL.
-    throw new DatabaseOpenError(err.path, cause, databaseSetting(config));
-  }
 }
 
 /**

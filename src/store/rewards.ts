@@ -1,6 +1,7 @@
 import { getTableColumns } from 'drizzle-orm';
 import { stakingTypeOf } from '../upstream/auto-renew.js';
-import { bareAddress, canonicalNetwork, type HistoricalReward } from '../upstream/index.js';
+import { bareAddress, canonicalNetwork } from '../upstream/endpoints.js';
+import type { HistoricalReward } from '../upstream/index.js';
 import { rewardAddresses, rewardPrices, rewards } from './schema.js';
 import { planUpsert, type Sql } from './sql.js';
 

@@ -1,4 +1,4 @@
-import { canonicalNetwork } from '../upstream/index.js';
+import { canonicalNetwork } from '../upstream/endpoints.js';
 import { signatures } from './schema.js';
 import { planUpsert, type Sql } from './sql.js';
 

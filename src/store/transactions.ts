@@ -1,5 +1,6 @@
 import { getTableColumns } from 'drizzle-orm';
-import { canonicalNetwork, type Transaction } from '../upstream/index.js';
+import { canonicalNetwork } from '../upstream/endpoints.js';
+import type { Transaction } from '../upstream/index.js';
 import { transactions } from './schema.js';
 import { planUpsert, type Sql } from './sql.js';
 

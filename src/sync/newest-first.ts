@@ -1,7 +1,8 @@
 import type { FindingsWhere, JobContext } from '../kernel/job.js';
 import { advanceCursor, cursorLock, readCursor, type Sql } from '../store/index.js';
+import { UpstreamHttpError } from '../upstream/errors.js';
 import type { Page } from '../upstream/index.js';
-import { nextRequestSent, UpstreamHttpError } from '../upstream/index.js';
+import { nextRequestSent } from '../upstream/request-sent.js';
 
 /** How long a prefetch's request may take to reach the wire before the page's write starts anyway. */
 const PREFETCH_SEND_WAIT_MS = 20;

@@ -2,7 +2,6 @@
  * The request loop: one call = up to `maxAttempts` HTTP attempts against the base URL, each bounded by
  * the attempt timeout (headers and body), all bounded by the call timeout and the caller's signals.
  */
-import { channel } from 'node:diagnostics_channel';
 
 import { type Dispatcher, request } from 'undici';
 import type * as z from 'zod';
@@ -443,32 +442,4 @@ export function describe(err: unknown): string {
   return err.cause instanceof Error && err.cause.message !== err.message
     ? `${own} (${describe(err.cause)})`
     : own;
-}
-
-/** undici publishes here as it writes a request's headers to the socket. */
-const sendHeaders = channel('undici:client:sendHeaders');
-
-/**
- * A promise that resolves when undici next writes a request to a socket, or after `maxMs`
- * (a budget wait, a connection being opened) or when `stop` settles, whichever comes first. Listen
- * before starting the request. What it is for: a prefetch waits for its request to be on the
- * wire before the synchronous SQLite write of the current page takes the event loop; one turn of
- * the loop is not always enough, as the request passes through the budget and the retry policy.
- * Another request sent meanwhile (another job's) ends the wait early: the write then starts as
- * it would without it.
- */
-export function nextRequestSent(maxMs: number): { sent: Promise<void>; stop: () => void } {
-  let done: () => void = () => undefined;
-  const sent = new Promise<void>((resolve) => {
-    done = resolve;
-  });
-  const onSend = () => finish();
-  const timer = setTimeout(() => finish(), maxMs);
-  function finish() {
-    clearTimeout(timer);
-    sendHeaders.unsubscribe(onSend);
-    done();
-  }
-  sendHeaders.subscribe(onSend);
-  return { sent, stop: finish };
 }

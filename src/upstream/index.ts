@@ -32,7 +32,6 @@ export {
   createMeter,
   type Meter,
   type MeterSnapshot,
-  nextRequestSent,
 } from './http.js';
 export { parseJsonLossless, toPlainDecimal } from './json.js';
 export { type Page, type PaginateOptions, paginate } from './paginate.js';
@@ -50,6 +49,7 @@ export {
   recheckRecord,
   recordSpecs,
 } from './records.js';
+export { nextRequestSent } from './request-sent.js';
 export {
   defaultRetryPolicy,
   hintedDelayMs,

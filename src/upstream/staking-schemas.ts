@@ -13,7 +13,7 @@
  * `stakingType` is `fixed`; an unknown one is kept (and seen as drift); an `autoRenew` object is kept
  * with the fields it has, its documented ones checked when present.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 // The ACP-236 shapes (stakingType, autoRenew) live in auto-renew.ts, the one place they are parsed.
 import { autoRenewSchema, stakingTypeField } from './auto-renew.js';
 import { openEnum } from './enums.js';

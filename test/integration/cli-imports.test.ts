@@ -81,4 +81,10 @@ describe('what the quick commands load', () => {
     expect(loaded).toContain('commander'); // the trace works, and sees into the bundle
     expect(loaded.filter((p) => HEAVY.includes(p))).toEqual([]);
   });
+
+  it('status with the queue on Redis loads neither pg nor the HTTP client', () => {
+    const loaded = packagesLoaded(['status']);
+    expect(loaded).toContain('ioredis'); // it did look at Redis
+    expect(loaded.filter((p) => ['pg', 'pg-pool', 'undici', 'prom-client'].includes(p))).toEqual([]);
+  });
 });

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** A key of a zod object schema, as docs name it: `jobs.rewards.addresses`, `jobs.exports.definitions[].name`. */
 export interface SchemaKey {
