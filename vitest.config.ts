@@ -39,6 +39,7 @@ const queueTests = [
   'test/integration/service/queue-flush.test.ts',
   'test/faults/shutdown.test.ts',
   'test/faults/multi-host.test.ts',
+  'test/faults/postgres-queue.test.ts',
 ];
 
 export default defineConfig({

@@ -37,6 +37,7 @@ export default defineConfig({
           include: [
             'test/faults/shutdown.test.ts',
             'test/faults/multi-host.test.ts',
+            'test/faults/postgres-queue.test.ts',
             'test/soak/**/*.test.ts',
           ],
           env: { FAULT_SUITE: 'full', STORE: 'postgres', QUEUE: 'postgres' },

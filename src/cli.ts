@@ -8,10 +8,12 @@ import { historyOption } from './commands/history-option.js';
 import type { RewardsFlags } from './commands/report.js';
 import type { SimulatorFlags } from './commands/simulator.js';
 import { UsageError } from './commands/usage.js';
-import type { Config } from './config/index.js';
+import type { Config, ConfigReads } from './config/index.js';
 import { type Invocation, readInvocation } from './config/invocation.js';
+import { maskPasswordParameters } from './config/url-password.js';
 import { forTerminal } from './escape/terminal.js';
 import type { JobList } from './kernel/index.js';
+import { JOB_NAMES } from './kernel/job-names.js';
 import { type Role, roles } from './queue/jobs.js';
 import { rewardsFormatHelp, rewardsFormatNames, SUMMARY_PERIODS } from './report/rewards-format-names.js';
 import { versionReport } from './runtime/version.js';
@@ -21,9 +23,17 @@ import { type TierName, tierNames } from './upstream/endpoints.js';
 const EXIT_FAILURE = 1;
 const EXIT_CONFIG = 2;
 
-async function load(opts: { config?: string }): Promise<Config> {
+/**
+ * What a command reads of the configuration (src/config/load.ts `ConfigReads`): the commands that
+ * neither call the API nor run a job are never refused for a job section they do not run; those that
+ * open only the store read no config file at all.
+ */
+const READS_ONLY = { invalidJobs: 'warn', webConfig: false } as const satisfies ConfigReads;
+const STORE_ONLY = { file: false, invalidJobs: 'warn', webConfig: false } as const satisfies ConfigReads;
+
+async function load(opts: { config?: string }, reads?: ConfigReads): Promise<Config> {
   const { loadConfig } = await import('./config/index.js');
-  const config = loadConfig({ configPath: opts.config });
+  const config = loadConfig({ configPath: opts.config, reads });
   // Likely mistakes that are not refused (an unknown GLACIER_ variable): said once, on stderr.
   for (const warning of config.warnings) console.error(`warning: ${warning}`);
   return config;
@@ -87,7 +97,8 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
       const { run, runnableJob, unknownJobMessage } = await import('./commands/run.js');
       // One line (no help after it): the closest name says what to type.
       if (!runnableJob(jobs, name)) throw new UsageError(unknownJobMessage(jobs, name));
-      if (opts.reload && name !== 'exports') program.error('error: --reload applies to "run exports" only');
+      if (opts.reload && name !== JOB_NAMES.exports)
+        program.error('error: --reload applies to "run exports" only');
       if (opts.reload && opts.retryRejected)
         program.error('error: --reload and --retry-rejected are two runs: one at a time');
       await run(await load(program.opts()), jobs, name, opts);
@@ -117,7 +128,7 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .command('migrate')
     .description('create or upgrade the database schema, then exit')
     .action(async () => {
-      const config = await load(program.opts());
+      const config = await load(program.opts(), STORE_ONLY);
       const { migrate } = await import('./commands/config.js');
       await migrate(config);
     });
@@ -130,7 +141,11 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .requiredOption('--from <store>', 'source: a SQLite path or a postgres:// URL')
     .requiredOption('--to <store>', 'target: a SQLite path or a postgres:// URL (migrated first)')
     .option('--batch-size <rows>', 'rows per batch and per target transaction, 1 to 100000 (default: 1000)')
-    .action(async (flags: { from: string; to: string; batchSize?: string }) => {
+    .option(
+      '--merge',
+      'copy into a target that holds data and is not an earlier copy of this source (its rows win where a key is in both)',
+    )
+    .action(async (flags: { from: string; to: string; batchSize?: string; merge?: boolean }) => {
       const { migrateStore } = await import('./commands/migrate-store.js');
       await migrateStore(flags);
     });
@@ -144,7 +159,8 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .option('--print', 'print the whole resolved configuration as JSON instead, secrets masked')
     .action(async (opts: { print?: boolean }) => {
       const config = await load(program.opts());
-      const { checkConfig } = await import('./commands/config.js');
+      const { checkConfig, checkQueuePrefix } = await import('./commands/config.js');
+      await checkQueuePrefix(config);
       checkConfig(config, await jobList(), { ...opts, cli });
     });
   configCommand
@@ -220,9 +236,29 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .option('--currency <code>', 'which stored prices to use (default: jobs.rewards.currency, else usd)')
     .option(
       '--address <id>',
-      'only rewards of this address or node id; repeat it or separate with commas for several',
+      'only rewards of this address or node id, configured or not (no longer configured); repeat it or separate with commas for several',
       (value: string, previous: string[]) => [...previous, ...value.split(',').filter(Boolean)],
       [],
+    )
+    .option(
+      '--node-id <id>',
+      'only rewards of this node id, configured or not; repeat it or separate with commas for several',
+      (value: string, previous: string[]) => [...previous, ...value.split(',').filter(Boolean)],
+      [],
+    )
+    .option(
+      '--reward-type <types>',
+      'only rewards of these types, in every format: VALIDATOR, VALIDATOR_FEE, DELEGATOR (comma separated)',
+      (value: string, previous: string[]) => [...previous, ...value.split(',').filter(Boolean)],
+      [],
+    )
+    .option(
+      '--include-delegators',
+      "the income formats and --summary keep a configured node's rewards paid to its delegators (left out by default: not your income)",
+    )
+    .option(
+      '--all-subjects',
+      'keep the rewards of addresses and node ids no longer configured (left out by default)',
     )
     .addOption(
       new Option(
@@ -239,7 +275,7 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
       ).choices(SUMMARY_PERIODS),
     )
     .action(async (flags: RewardsFlags) => {
-      const config = await load(program.opts());
+      const config = await load(program.opts(), READS_ONLY);
       const { reportRewards } = await import('./commands/report.js');
       await reportRewards(config, flags);
     });
@@ -254,7 +290,7 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .option('--json', 'print it as JSON, for scripts')
     .addOption(historyOption())
     .action(async (flags: { json?: boolean; history?: string }) => {
-      const config = await load(program.opts());
+      const config = await load(program.opts(), READS_ONLY);
       const { showStatus } = await import('./commands/status.js');
       await showStatus(config, await jobList(), { ...flags, cli });
     });
@@ -267,7 +303,7 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .argument('<file>', 'the copy to write; an existing file is refused unless --force')
     .option('--force', 'replace <file> if it exists (only once the new copy is complete)')
     .action(async (file: string, flags: { force?: boolean }) => {
-      const config = await load(program.opts());
+      const config = await load(program.opts(), STORE_ONLY);
       const { backup } = await import('./commands/backup.js');
       await backup(config, file, flags);
     });
@@ -296,8 +332,10 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? 0 : EXIT_CONFIG;
       return;
     }
-    // An error may quote what the API or a file said: its escape sequences are shown, not run.
-    const text = (err instanceof Error ? err.message : String(err)).split('\n').map(forTerminal).join('\n');
+    // An error may quote what the API or a file said: its escape sequences are shown, not run; a URL
+    // it quotes keeps no password parameter's value.
+    const message = maskPasswordParameters(err instanceof Error ? err.message : String(err));
+    const text = message.split('\n').map(forTerminal).join('\n');
     console.error(text);
     process.exitCode =
       err instanceof Error && (err.name === 'ConfigError' || err.name === 'UsageError')

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type ClientTls, describeClientTls } from '../config/client-tls.js';
 import { formatDuration } from '../config/durations.js';
+import { ConfigError } from '../config/errors.js';
 import {
   type Config,
   DEFAULT_CONFIG_FILE,
@@ -41,6 +42,38 @@ export function checkConfig(
       ? JSON.stringify(describeConfig(config), null, 2)
       : summarizeConfig(config, jobs, { cli: opts.cli, tls }),
   );
+}
+
+/**
+ * `config check` on a PostgreSQL queue: the schema `service.queuePrefix` names is not another
+ * prefix's (`sec5-x` and `sec5_x` are one schema), as `start` would refuse. Looked up with a short
+ * timeout; a database that does not answer is not looked at (the check is about the file).
+ */
+export async function checkQueuePrefix(config: Config): Promise<void> {
+  if (config.queue.kind !== 'postgres') return;
+  const { QueuePrefixCollisionError, queuePool, queueSchemaOwner } = await import(
+    '../queue/postgres-backend.js'
+  );
+  const pool = queuePool(config.queue, {
+    name: 'glacier-collector:config-check',
+    max: 1,
+    connectTimeoutMs: 2_000,
+    statementTimeoutMs: 2_000,
+  });
+  pool.on('error', () => undefined);
+  let owner: string | undefined;
+  try {
+    owner = await queueSchemaOwner(pool, config.queue);
+  } catch {
+    return;
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
+  if (owner !== undefined && owner !== config.service.queuePrefix) {
+    throw new ConfigError(
+      new QueuePrefixCollisionError(config.service.queuePrefix, owner, config.queue.schema).message,
+    );
+  }
 }
 
 /** "transactions 7d, jobRuns 90d, …, supplySnapshots forever". */
@@ -196,10 +229,32 @@ export function initConfig(path: string | undefined, cli = PROGRAM): void {
   );
 }
 
+/**
+ * `migrate`: each migration it applies, by name, and what it does when that takes time (a table
+ * rebuilt), said before it is applied; "up to date" only when nothing was.
+ */
 export async function migrate(config: Config): Promise<void> {
   // Imported here: the store and its drivers are not `config check`'s to load.
-  const { openConfiguredStore } = await import('../service/app.js');
-  const store = await openConfiguredStore(config);
+  const [{ openConfiguredStore }, { describeMigration }, { packageVersion }] = await Promise.all([
+    import('../service/app.js'),
+    import('../store/index.js'),
+    import('../runtime/version.js'),
+  ]);
+  const where = printableDatabaseLocation(config);
+  let applied = 0;
+  const store = await openConfiguredStore(config, {
+    onMigrations: (pending) => {
+      applied = pending.length;
+      console.log(
+        `database ${where}: applying ${pending.length} migration${pending.length === 1 ? '' : 's'}:`,
+      );
+      for (const m of pending) console.log(`  ${forTerminal(describeMigration(m))}`);
+    },
+  });
   await store.close();
-  console.log(`database ${printableDatabaseLocation(config)} is up to date`);
+  console.log(
+    applied === 0
+      ? `database ${where} is up to date (glacier-collector ${packageVersion()}): no migration to apply`
+      : `database ${where} migrated: ${applied} migration${applied === 1 ? '' : 's'} applied (glacier-collector ${packageVersion()})`,
+  );
 }

@@ -4,11 +4,11 @@
  * can share the store's database. The URL holds a password: print `printableQueue`, never the URL.
  */
 import type { ConnectionOptions } from 'node:tls';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ClientTls } from './client-tls.js';
 import { postgresSsl } from './database.js';
 import { ConfigError } from './errors.js';
-import { maskUrlPassword } from './url-password.js';
+import { maskPasswordParameters, maskUrlPassword } from './url-password.js';
 
 export type QueueConfig =
   | {
@@ -90,6 +90,11 @@ export function resolveQueue(
  * `service.queuePrefix` as a PostgreSQL schema name, `<prefix>_queue`: letters, digits and `_` (a `-`
  * becomes `_`, a Redis Cluster hash tag's braces are dropped, a leading digit gets a `_` before it).
  */
+/** How a prefix becomes its schema, in words, for the messages that refuse a collision. */
+export function describeSchemaMapping(): string {
+  return 'letters, digits and "_" are kept, "-" and any other character become "_", braces are dropped, a leading digit gets a "_" before it, then "_queue" is appended';
+}
+
 export function queueSchema(queuePrefix: string): string {
   const base = queuePrefix.replace(/[{}]/g, '').replace(/[^A-Za-z0-9_]/g, '_');
   return /^[A-Za-z_]/.test(base) ? `${base}_queue` : `_${base}_queue`;
@@ -99,9 +104,11 @@ export function queueSchema(queuePrefix: string): string {
 export function maskQueueUrl(url: string): string {
   return (
     maskUrlPassword(url) ??
-    url.replace(
-      /^([a-z][a-z0-9+.-]*:\/\/)?[^/]*@/i,
-      (_m, scheme: string | undefined) => `${scheme ?? ''}***@`,
+    maskPasswordParameters(
+      url.replace(
+        /^([a-z][a-z0-9+.-]*:\/\/)?[^/]*@/i,
+        (_m, scheme: string | undefined) => `${scheme ?? ''}***@`,
+      ),
     )
   );
 }

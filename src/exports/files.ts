@@ -3,9 +3,11 @@
  * loaded into exported_transactions; a file that proves broken, or that is not on this host's disk
  * before it is loaded, is fetched again; one whose format is unknown is kept and recorded.
  */
+
 import { access, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type JobContext, JobFailedError, scrubSecrets } from '../kernel/index.js';
+import { JOB_NAMES } from '../kernel/job-names.js';
 import {
   type ExportFileRow,
   type ExportOperationRow,
@@ -193,24 +195,18 @@ async function loadOnce(
       {
         signal: ctx.signal,
         at: () => iso(ctx),
-        onCommit: (n) => ctx.countRows(n),
         onProgress: (bytes) => ctx.progress.update(task, bytes, file.sizeBytes, 'bytes'),
+        commit: ctx.commit,
         // A row that fails is set aside under the exports job (whichever run loads the file).
-        setAside: (tx, rejected) =>
-          ctx.recordFindings(
-            tx,
-            { endpoint: 'exportFile', rejected, drift: [] },
-            {
-              job: 'exports',
-              scope: row.exportName,
-              context: {
-                exportName: row.exportName,
-                operationId: row.operationId,
-                operationType: row.operationType,
-              },
-            },
-          ),
-        onSetAside: ctx.noteFindings,
+        where: {
+          job: JOB_NAMES.exports,
+          scope: row.exportName,
+          context: {
+            exportName: row.exportName,
+            operationId: row.operationId,
+            operationType: row.operationType,
+          },
+        },
       },
     );
     ctx.log.info({ operationId: row.operationId, rows, added, setAside }, 'export loaded');

@@ -8,6 +8,7 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Config } from '../config/index.js';
 import type { JobList, RunSummary } from '../kernel/index.js';
+import type { QueueWatchReading } from '../queue/backend.js';
 import type { Role } from '../queue/jobs.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
@@ -67,6 +68,8 @@ export interface Metrics {
   setBudget(read: () => Promise<BudgetReading>): void;
   /** Read at scrape time: the readiness checks (`glacier_ready{check}`); the same function /readyz calls. */
   setReadiness(read: () => Promise<Readiness>): void;
+  /** Read at scrape time: the PostgreSQL queue's clock offset and faults (undefined on Redis). */
+  setQueueWatch(read: () => QueueWatchReading | undefined): void;
   /** The scrape text for an `Accept` header: OpenMetrics when asked, else Prometheus text. Use it
    * rather than `registry.metrics()`, which runs no collector (createRenderer runs them). */
   expose(accept?: string): Promise<Exposition>;
@@ -152,6 +155,9 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     },
     setReadiness(read) {
       readers.readiness = read;
+    },
+    setQueueWatch(read) {
+      readers.queueWatch = read;
     },
     expose: (accept) => render(negotiate(accept)),
   };

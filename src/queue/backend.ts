@@ -57,6 +57,16 @@ export interface SharedState {
   del(key: string): Promise<void>;
 }
 
+/** A fault of the queue's backend that stops this process claiming jobs (PostgreSQL: postgres-watch.ts). */
+export type QueueFault = 'clock_skew' | 'schema_missing' | 'read_only';
+export const QUEUE_FAULTS: readonly QueueFault[] = ['clock_skew', 'schema_missing', 'read_only'];
+
+export interface QueueWatchReading {
+  /** The backend's clock minus this process's, in ms; undefined before the first answer. */
+  offsetMs: number | undefined;
+  faults: ReadonlySet<QueueFault>;
+}
+
 export interface LimiterOptions {
   /** Relative to the collector's prefix, e.g. `budget:cu`. */
   keyPrefix: string;
@@ -96,5 +106,17 @@ export interface QueueBackend {
   removeAll(): Promise<void>;
   /** What a loss of the backend's data (flushed, restored) is called in the log line that reports it. */
   readonly lossMessage: string;
+  /**
+   * Tells the backend the queue was rate limited for `ms` by the collector itself (a 429, the day's
+   * budget spent): on PostgreSQL, how long a limiter window may legitimately last (postgres-watch.ts).
+   */
+  noteRateLimit(ms: number): Promise<void>;
+  /**
+   * True when `err` (from BullMQ's worker or queue) comes of a fault the backend watches and reports
+   * itself, once (PostgreSQL: the schema gone, the database read-only): not to be logged again.
+   */
+  knownFault(err: Error): boolean;
+  /** This process's clock against the backend's and the faults it sees (PostgreSQL); undefined on Redis. */
+  watchReading(): QueueWatchReading | undefined;
   close(): Promise<void>;
 }

@@ -43,9 +43,23 @@ export function watchEpoch(o: EpochOptions): Epoch {
     await o.onEmptied();
   }
 
+  // A failing check is said once at warn (the schema gone, the database read-only…), its end once.
+  let failing: string | undefined;
   const check = (): Promise<void> => {
     running ??= checkOnce()
-      .catch((err: Error) => o.log.debug({ err: err.message }, 'queue epoch check failed'))
+      .then(() => {
+        if (failing === undefined) return;
+        failing = undefined;
+        o.log.info('the queue epoch check works again');
+      })
+      .catch((err: Error) => {
+        if (failing !== undefined) return;
+        failing = err.message;
+        o.log.warn(
+          { err: err.message.slice(0, 500) },
+          'the queue epoch check failed: a loss of the queue backend’s data would go unnoticed until it works again',
+        );
+      })
       .finally(() => {
         running = undefined;
       });

@@ -20,6 +20,8 @@ export async function openQueueBackend(
   },
   log: Logger,
   name: string,
+  /** The service's backend: on PostgreSQL its clocks, schema and writability watched (postgres-watch.ts). */
+  options: { watch?: boolean } = {},
 ): Promise<QueueBackend> {
   const q = config.queue;
   if (q.kind === 'redis') {
@@ -30,15 +32,15 @@ export async function openQueueBackend(
     const setting = q.setting === 'QUEUE_URL' ? 'QUEUE_URL' : redisSetting(config.redis);
     return redisBackend(connectRedis(config.redis, log, name), config.service.queuePrefix, setting);
   }
-  const { describePostgresError, migrateQueueSchema, postgresBackend, queuePool } = await import(
-    './postgres-backend.js'
-  );
+  const { describePostgresError, migrateQueueSchema, postgresBackend, QueuePrefixCollisionError, queuePool } =
+    await import('./postgres-backend.js');
   const pool = queuePool(q, { name, max: config.service.concurrency + POOL_SPARE });
   pool.on('error', () => undefined); // until the backend listens
   try {
-    await migrateQueueSchema(pool, q);
+    await migrateQueueSchema(pool, q, config.service.queuePrefix);
   } catch (err) {
     await pool.end().catch(() => undefined);
+    if (err instanceof QueuePrefixCollisionError) throw err;
     // A CA that did not sign the server's certificate: which variable and file to check.
     const hint = untrustedCertificateHint(err, 'DATABASE_TLS_CA_FILE', q.tls?.caFile);
     throw new Error(
@@ -46,5 +48,10 @@ export async function openQueueBackend(
       { cause: err },
     );
   }
-  return postgresBackend(q, { log, pool, name });
+  return postgresBackend(q, {
+    log,
+    pool,
+    name,
+    ...(options.watch && { watch: { prefix: config.service.queuePrefix } }),
+  });
 }

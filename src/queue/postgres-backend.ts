@@ -25,10 +25,11 @@ import {
 import pg from 'pg';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { withoutSslParameters } from '../config/database.js';
-import { maskQueueUrl } from '../config/queue.js';
+import { describeSchemaMapping, maskQueueUrl } from '../config/queue.js';
 import type { Logger } from '../runtime/logger.js';
 import type { CollectorQueue, CollectorWorkerHandle, QueueBackend, SharedState } from './backend.js';
 import { postgresJobOptions, QUEUE_NAME, type QueuedJobData } from './jobs.js';
+import { type PostgresWatch, watchPostgresQueue } from './postgres-watch.js';
 
 export interface PostgresQueueTarget {
   /** QUEUE_URL, password included. */
@@ -88,9 +89,16 @@ export function queuePool(target: PostgresQueueTarget, o: PostgresPoolOptions): 
 
 /**
  * BullMQ's schema and the collector's tables, created or brought up to date; several processes may
- * run it at once. Errors name QUEUE_URL (its password masked).
+ * run it at once. With `prefix`, the schema is claimed for that `service.queuePrefix`: another prefix
+ * of the same schema (`sec5-x` and `sec5_x` are both `sec5_x_queue`) is refused
+ * (QueuePrefixCollisionError), since each collector would fail the other's jobs. Errors name
+ * QUEUE_URL (its password masked).
  */
-export async function migrateQueueSchema(pool: pg.Pool, target: PostgresQueueTarget): Promise<void> {
+export async function migrateQueueSchema(
+  pool: pg.Pool,
+  target: PostgresQueueTarget,
+  prefix?: string,
+): Promise<void> {
   const client = await pool.connect();
   try {
     await runMigrations(client, target.schema);
@@ -104,6 +112,20 @@ export async function migrateQueueSchema(pool: pg.Pool, target: PostgresQueueTar
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${schema}.${BUDGET} (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)`,
     );
+    if (prefix !== undefined) {
+      await client.query(
+        `INSERT INTO ${schema}.${SHARED} (key, value, expires_at) VALUES ($1, $2, NULL) ON CONFLICT (key) DO NOTHING`,
+        [PREFIX_KEY, prefix],
+      );
+      const { rows } = await client.query<{ value: string }>(
+        `SELECT value FROM ${schema}.${SHARED} WHERE key = $1`,
+        [PREFIX_KEY],
+      );
+      const owner = rows[0]?.value;
+      if (owner !== undefined && owner !== prefix) {
+        throw new QueuePrefixCollisionError(prefix, owner, target.schema);
+      }
+    }
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -111,6 +133,34 @@ export async function migrateQueueSchema(pool: pg.Pool, target: PostgresQueueTar
   } finally {
     client.release();
   }
+}
+
+/** The shared-state key naming the `service.queuePrefix` a schema belongs to. */
+const PREFIX_KEY = 'queue-prefix';
+
+/** Two queue prefixes that name one PostgreSQL schema: one collector's jobs would be the other's. */
+export class QueuePrefixCollisionError extends Error {
+  constructor(prefix: string, owner: string, schema: string) {
+    super(
+      `service.queuePrefix "${prefix}" and "${owner}" both map to the PostgreSQL schema ${schema}, which "${owner}" already uses: ` +
+        `each collector would take the other's jobs. Give this collector a prefix whose schema differs (${describeSchemaMapping()}), ` +
+        `or the same prefix "${owner}" if it is the same collector`,
+    );
+    this.name = 'QueuePrefixCollisionError';
+  }
+}
+
+/** The prefix owning a schema, if a `start` has claimed it. */
+export async function queueSchemaOwner(
+  pool: pg.Pool,
+  target: PostgresQueueTarget,
+): Promise<string | undefined> {
+  if (!(await queueSchemaExists(pool, target))) return undefined;
+  const { rows } = await pool.query<{ value: string }>(
+    `SELECT value FROM ${quoteSchemaName(target.schema)}.${SHARED} WHERE key = $1`,
+    [PREFIX_KEY],
+  );
+  return rows[0]?.value;
 }
 
 /** The tables `status` reads exist: some `start` has migrated this schema. */
@@ -136,7 +186,15 @@ export interface PostgresBackendOptions {
   name: string;
   /** Gives up connecting after this long (status's probe). */
   connectTimeoutMs?: number;
+  /**
+   * The service's backend: watches the clocks, the schema and a read-only database
+   * (postgres-watch.ts), its workers claiming only while all is well; status's probe does not.
+   */
+  watch?: { prefix: string; intervalMs?: number };
 }
+
+/** A worker's pause after an error of its loop (BullMQ's default: 15 s, the whole of the resume budget). */
+const RUN_RETRY_DELAY_MS = 3_000;
 
 /** Connections of the queue's own pool (adds, counts). */
 const QUEUE_POOL = 3;
@@ -182,6 +240,19 @@ export function postgresBackend(target: PostgresQueueTarget, o: PostgresBackendO
       throw err;
     }
   };
+  const watch: PostgresWatch | undefined =
+    o.watch &&
+    watchPostgresQueue({
+      query,
+      schema: target.schema,
+      log,
+      recreate: async () => {
+        await migrateQueueSchema(pool, target, o.watch!.prefix);
+        // As after an outage: the epoch check notices the loss (and restores the day's budget) now.
+        for (const fn of reconnectListeners) fn();
+      },
+      ...(o.watch.intervalMs !== undefined && { intervalMs: o.watch.intervalMs }),
+    });
   let closed: Promise<void> | undefined;
   return {
     name: 'PostgreSQL',
@@ -219,9 +290,15 @@ export function postgresBackend(target: PostgresQueueTarget, o: PostgresBackendO
       >(
         QUEUE_NAME,
         processor,
-        { ...options, ...bullConfig((options.concurrency ?? 1) + 1) },
+        {
+          runRetryDelay: RUN_RETRY_DELAY_MS,
+          ...options,
+          ...bullConfig((options.concurrency ?? 1) + 1),
+          ...(watch && { autorun: false }),
+        },
         createPostgresBackend,
       );
+      if (watch) gate(worker as unknown as CollectorWorkerHandle, watch, options.lockDuration);
       return worker as unknown as CollectorWorkerHandle;
     },
     createLimiter(l) {
@@ -242,7 +319,10 @@ export function postgresBackend(target: PostgresQueueTarget, o: PostgresBackendO
       let timer: NodeJS.Timeout | undefined;
       try {
         await Promise.race([
-          query('SELECT 1'),
+          query('SELECT 1').then(() => {
+            const problem = watch?.problem();
+            if (problem) throw new Error(problem);
+          }),
           new Promise((_, reject) => {
             timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
           }),
@@ -262,11 +342,21 @@ export function postgresBackend(target: PostgresQueueTarget, o: PostgresBackendO
       return () => void reconnectListeners.delete(fn);
     },
     checkSettings: async () => undefined,
+    async noteRateLimit(ms) {
+      await this.shared.lengthen(RATE_LIMIT_KEY, ms);
+    },
+    knownFault(err) {
+      if (!watch || !WATCHED_FAULT.test(err.message)) return false;
+      void watch.check(); // said once, by the watch, at its next look: now
+      return true;
+    },
+    watchReading: () => watch?.reading(),
     async removeAll() {
       await query(`DROP SCHEMA IF EXISTS ${quoteSchemaName(target.schema)} CASCADE`);
     },
     close() {
       closed ??= (async () => {
+        watch?.stop();
         pool.off('error', sawError);
         pool.on('error', () => undefined);
         await pool.end();
@@ -274,6 +364,42 @@ export function postgresBackend(target: PostgresQueueTarget, o: PostgresBackendO
       return closed;
     },
   };
+}
+
+/** What BullMQ's queries fail with when the schema is gone or the database read-only. */
+const WATCHED_FAULT =
+  /(relation|function|schema|type) \S.* does not exist|read-only transaction|recovery is in progress/;
+
+/** The shared-state key whose time to live is the collector's own rate limit of the queue (postgres-watch.ts reads it). */
+const RATE_LIMIT_KEY = 'rate-limit';
+
+/**
+ * A worker that claims only while the watch sees nothing wrong: not started before the first look,
+ * paused (no claim, no stalled check; its running jobs go on) while the watch refuses, resumed after.
+ */
+function gate(worker: CollectorWorkerHandle, watch: PostgresWatch, lockDurationMs: number | undefined): void {
+  if (lockDurationMs !== undefined) watch.setLockDuration(lockDurationMs);
+  let closing = false;
+  worker.once('closing', () => {
+    closing = true;
+  });
+  const apply = (refusal: string | undefined) => {
+    if (closing || worker.closing) return;
+    if (refusal) void worker.pause(true);
+    else if (!worker.isRunning() || worker.isPaused()) {
+      void worker.resume();
+    }
+  };
+  void watch.refusal().then((refusal) => {
+    watch.onChange(apply);
+    if (closing || worker.closing) return;
+    if (refusal) {
+      // Paused before it ever ran: resume() starts it.
+      void worker.pause(true);
+      return;
+    }
+    worker.run().catch((err: Error) => worker.emit('error', err));
+  });
 }
 
 /** A connection refused, reset or timed out, rather than an SQL error. */

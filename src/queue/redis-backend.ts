@@ -52,6 +52,10 @@ export function redisBackend(conns: RedisConnections, prefix: string, setting: s
         if (keys.length > 0) await producer.unlink(...keys);
       } while (cursor !== '0');
     },
+    noteRateLimit: async () => undefined,
+    knownFault: () => false,
+    // BullMQ keeps locks, the stalled-check marker and the limiter as keys with a time to live: Redis's clock.
+    watchReading: () => undefined,
     close: () => conns.close(),
   };
 }

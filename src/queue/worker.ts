@@ -18,7 +18,7 @@ export interface WorkerOptions {
   config: Config;
   jobs: JobList;
   /** Where the worker takes its jobs from (on Redis, its connection with `maxRetriesPerRequest: null`). */
-  backend: Pick<QueueBackend, 'createWorker'>;
+  backend: Pick<QueueBackend, 'createWorker' | 'noteRateLimit' | 'knownFault'>;
   /** Where continuations are added. */
   queue: CollectorQueue;
   deps: RunDeps;
@@ -104,7 +104,11 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
         computeUnits: summary.computeUnits,
       };
     }
-    throw await queueError(summary, (ms) => o.queue.rateLimit(ms));
+    throw await queueError(summary, async (ms) => {
+      // Noted first: the PostgreSQL watch resets a limiter window longer than what was noted.
+      await o.backend.noteRateLimit(ms);
+      await o.queue.rateLimit(ms);
+    });
   }
 
   const worker = o.backend.createWorker(process, {
@@ -140,6 +144,7 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
     for (const f of faults.current()) faults.ended(f.cause);
   };
   worker.on('error', (err) => {
+    if (o.backend.knownFault(err)) return; // the backend says it, once
     if (isConnectionError(err)) return;
     const cause = backendFaultCause(err);
     // A failed handshake or a lying sentinel is a connection that does not come up: the connection

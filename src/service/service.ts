@@ -96,7 +96,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const lifecycle = createLifecycle({ log, deadlineMs: grace + SHUTDOWN_MARGIN_MS });
 
   try {
-    const backend = await openQueueBackend(config, log, `glacier-collector:${role}`);
+    const backend = await openQueueBackend(config, log, `glacier-collector:${role}`, { watch: true });
     lifecycle.add(backend.checkName, () => backend.close());
     const unsubscribeSettings = backend.onReconnect(() => {
       unsubscribeSettings();
@@ -181,6 +181,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     metrics.setReadiness(readiness);
     metrics.setQueueCounts(async () => ({ [QUEUE_NAME]: await queue.getJobCounts(...QUEUE_STATES) }));
     if (budget) metrics.setBudget(() => budget.snapshot());
+    metrics.setQueueWatch(() => backend.watchReading());
     const server = await startHttpServer({
       host: config.metricsHost,
       port: config.metricsPort,

@@ -1,9 +1,11 @@
 /** What every route handler stands on: the data sources, the stores and the settings of one simulator. */
 import type { Clock } from '../runtime/clock.js';
 import type { Account } from './auth.js';
+import type { AutoRenewedSource } from './data/auto-renewed.js';
 import type { RewardKey, RewardSource } from './data/rewards.js';
 import type { SupplySource } from './data/supply.js';
 import type { TransactionSource } from './data/transactions.js';
+import type { ValidatorSource } from './data/validators.js';
 import type { ExportedRange, ExportSettings, OperationStore } from './exports.js';
 import type { ServedLog } from './logs.js';
 import type { TokenCodec } from './pagination.js';
@@ -19,6 +21,11 @@ export interface SimContext {
   exportSettings: ExportSettings;
   txTokens: TokenCodec<number>;
   rewardTokens: TokenCodec<RewardKey>;
+  validators: ValidatorSource;
+  /** ACP-236 auto-renewed validations (Fuji): their cycles. */
+  autoRenewed: AutoRenewedSource;
+  /** Tokens of the staking lists (validators, delegators, pending rewards): an index into the list. */
+  validatorTokens: TokenCodec<number>;
   /** Base of download URLs (no trailing slash). */
   publicUrl(): string;
 }

@@ -5,11 +5,13 @@
 import type { Currency, Network } from '../upstream/endpoints.js';
 import type { SimContext } from './context.js';
 import { type CsvRow, exportRows } from './csv.js';
+import type { AutoRenewedPosition } from './data/auto-renewed.js';
 import { signedMessage } from './data/signatures.js';
 import type { TxStatusFilter } from './data/transactions.js';
 import { parseSubjects } from './routes/rewards.js';
 import type { AvaxSupply, HistoricalReward, NativeTransaction, OperationStatusResponse } from './types.js';
 import { networkGroup } from './validation.js';
+import type { DelegatorDetails, PendingReward, ValidatorDetails } from './validator-types.js';
 
 export interface GroundTruth {
   /** Every transaction existing now, newest first (the API's order). No network = mainnet, as the API. */
@@ -21,6 +23,16 @@ export interface GroundTruth {
     currency?: Currency,
   ): HistoricalReward[];
   supply(): AvaxSupply;
+  /** A node's validations now, newest start first (every status); undefined for a node the API does not know (404). */
+  validations(network: Network, nodeId: string): ValidatorDetails[] | undefined;
+  /** Delegations to a node's validations now, newest first. */
+  delegators(network: Network, nodeId: string): DelegatorDetails[];
+  /** Pending rewards of node ids and addresses now, ending soonest first. */
+  pendingRewards(network: Network, query: { addresses?: string[]; nodeIds?: string[] }): PendingReward[];
+  /** A node's ACP-236 auto-renewed positions now (Fuji only), oldest first, with their cycles. */
+  autoRenewed(network: Network, nodeId: string): AutoRenewedPosition[];
+  /** The `autoRenew` object of each of them, as a validator object carries it. */
+  autoRenew(network: Network, nodeId: string): ReturnType<SimContext['autoRenewed']['autoRenew']>;
   signature(network: Network, txHash: string): string;
   operation(operationId: string): OperationStatusResponse | undefined;
   /** The rows of a finished export's CSV file (column name → cell), in file order; undefined if none. */
@@ -42,8 +54,27 @@ export function createGroundTruth(ctx: SimContext): GroundTruth {
       const subjects = parseSubjects(network, query.addresses?.join(','), query.nodeIds?.join(','));
       return ctx.rewards.all({ group: networkGroup(network), subjects, sortOrder: 'desc' }, currency);
     },
+    autoRenewed(network, nodeId) {
+      return ctx.autoRenewed.positions(networkGroup(network), nodeId);
+    },
+    autoRenew(network, nodeId) {
+      return ctx.autoRenewed.autoRenew(networkGroup(network), nodeId);
+    },
     supply() {
       return ctx.supply.at(ctx.clock.now());
+    },
+    validations(network, nodeId) {
+      return ctx.validators.validations(networkGroup(network), nodeId);
+    },
+    delegators(network, nodeId) {
+      return ctx.validators.delegators(networkGroup(network), nodeId);
+    },
+    pendingRewards(network, query) {
+      const subjects = parseSubjects(network, query.addresses?.join(','), query.nodeIds?.join(','));
+      return ctx.validators.pendingRewards(networkGroup(network), {
+        addresses: subjects.filter((s) => s.kind === 'address').map((s) => s.id),
+        nodeIds: subjects.filter((s) => s.kind === 'node').map((s) => s.id),
+      });
     },
     signature(network, txHash) {
       return signedMessage(ctx.seed, networkGroup(network), txHash);

@@ -2,6 +2,12 @@ export { DatabaseOpenError, DatabaseWriteError, diskFullError } from './errors.j
 export * from './exported-transactions.js';
 export * from './exports.js';
 export { appliedMigrations, checkWritable, shippedMigrations } from './health.js';
+export {
+  DatabaseNewerError,
+  describeMigration,
+  type MigrationListener,
+  type ShippedMigration,
+} from './migrations.js';
 export { type OpenStoreOptions, openStore } from './open.js';
 export * from './prune.js';
 export * from './rejected-records.js';
@@ -19,8 +25,10 @@ export type {
 } from './sql.js';
 export { migrationsFolder, openSqliteConnection, SQLITE_CACHE_KIB } from './sqlite.js';
 export * from './storage.js';
+export * from './store-meta.js';
 export * from './summaries.js';
 export * from './supply.js';
 export * from './tables.js';
 export * from './transactions.js';
 export * from './usage-metrics.js';
+export * from './validations.js';

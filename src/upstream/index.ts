@@ -7,6 +7,8 @@ export {
   type DataApiClientOptions,
   type ListHistoricalRewardsParams,
   type ListLatestTransactionsParams,
+  type ListPendingRewardsParams,
+  type ListValidatorDetailsParams,
   type PrimaryNetworkRpcUsageMetricsParams,
   type SubnetRpcUsageMetricsParams,
   type WithFindings,
@@ -24,7 +26,14 @@ export {
   UpstreamResponseError,
 } from './errors.js';
 export * from './fields.js';
-export { type AttemptEvent, type ComputeUnitBudget, nextRequestSent } from './http.js';
+export {
+  type AttemptEvent,
+  type ComputeUnitBudget,
+  createMeter,
+  type Meter,
+  type MeterSnapshot,
+  nextRequestSent,
+} from './http.js';
 export { parseJsonLossless, toPlainDecimal } from './json.js';
 export { type Page, type PaginateOptions, paginate } from './paginate.js';
 export {
@@ -49,3 +58,4 @@ export {
   retryDelayMs,
 } from './retry.js';
 export * from './schemas.js';
+export * from './staking-schemas.js';

@@ -1,4 +1,5 @@
 import type { Budget } from '../../config/index.js';
+import { QUEUE_FAULTS, type QueueWatchReading } from '../../queue/backend.js';
 import type { Scrape } from '../scrape.js';
 
 export interface BudgetReading {
@@ -20,6 +21,8 @@ export interface ServiceReaders {
   budget?: () => Promise<BudgetReading>;
   queues?: () => Promise<QueueCounts>;
   readiness?: () => Promise<Readiness>;
+  /** The PostgreSQL queue's watch (postgres-watch.ts): undefined on Redis. */
+  queueWatch?: () => QueueWatchReading | undefined;
 }
 
 /**
@@ -89,6 +92,27 @@ export function defineServiceCollectors(scrape: Scrape, budget: Budget, readers:
         }),
       });
       for (const r of kept) g.jobs.set({ queue: r.queue, state: r.state }, r.n);
+    },
+  });
+
+  scrape.define({
+    name: 'queue watch',
+    families: {
+      offset: {
+        name: 'glacier_queue_clock_offset_seconds',
+        help: "The queue database's clock minus this process's (PostgreSQL queue): beyond 5 s either way, this process claims no job.",
+      },
+      fault: {
+        name: 'glacier_queue_fault',
+        help: 'A fault of the PostgreSQL queue this process sees (clock_skew, schema_missing, read_only): 1 while it lasts; its workers claim no job meanwhile.',
+        labelNames: ['fault'],
+      },
+    },
+    async read(g) {
+      const reading = readers.queueWatch?.();
+      if (!reading) return;
+      if (reading.offsetMs !== undefined) g.offset.set(reading.offsetMs / 1000);
+      for (const fault of QUEUE_FAULTS) g.fault.set({ fault }, reading.faults.has(fault) ? 1 : 0);
     },
   });
 

@@ -1,0 +1,210 @@
+/**
+ * The queue on PostgreSQL alone under its own faults (issue 34: D3, D4, D5, D10): a process whose
+ * clock is ahead of the database's, the markers such a process leaves in the future, the queue's
+ * schema dropped under a running service, and two prefixes that name one schema. The
+ * `queue-postgres` project runs it (QUEUE=postgres); elsewhere it is skipped. The clock is faked by
+ * libfaketime for one process only; without it the test fails under CI, and is skipped (saying so)
+ * elsewhere.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { queueSchema } from '../../src/config/queue.js';
+import { runCli } from '../support/cli.js';
+import { onPostgresQueue } from '../support/queue.js';
+import { type ServiceHarness, serviceHarness, waitFor } from '../support/service.js';
+import { queryAt, TEST_POSTGRES_URL } from '../support/store.js';
+
+const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+const haveFaketime = existsSync(LIBFAKETIME);
+
+let h: ServiceHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+/** One statement on the shared PostgreSQL (the queue's database). */
+async function sql<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+interface Run {
+  scope: string;
+  status: string;
+}
+const runsOf = (location: string, job: string) =>
+  queryAt<Run>(location, `SELECT scope, status FROM job_runs WHERE job = '${job}' ORDER BY id`);
+const twice = (runs: Run[]) => runs.map((r) => r.scope).filter((s, i, all) => all.indexOf(s) !== i);
+
+async function readyz(port: number): Promise<{ status: number; body: string }> {
+  const res = await fetch(`http://127.0.0.1:${port}/readyz?verbose`);
+  return { status: res.status, body: await res.text() };
+}
+async function metric(port: number, line: RegExp): Promise<boolean> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  return line.test(text);
+}
+
+describe.skipIf(!onPostgresQueue)('the queue on PostgreSQL under its faults', () => {
+  describe.skipIf(!haveFaketime && !process.env.CI)('a process whose clock is ahead', () => {
+    it('a worker 60 s ahead beside a healthy one claims nothing, says so in one line, /readyz 503, a metric: no slot runs twice', async () => {
+      if (!haveFaketime) throw new Error(`libfaketime is missing (${LIBFAKETIME}): apt-get install faketime`);
+      // Each supply run lasts 3 s; locks of 2 s: to a worker 60 s ahead, every running job looks stalled.
+      h = await serviceHarness({ sim: { faults: { endpoints: { supply: { latencyMs: 3_000 } } } } });
+      const file = {
+        jobs: { supply: { schedule: '*/4 * * * * *' } },
+        service: { stalledJobTimeout: '2s', concurrency: 1 },
+      };
+      const healthy = await h.spawnStart(file);
+      await healthy.proc.waitForOutput(/glacier-collector started/, 30_000);
+      const offset = join(h.dir, 'faketime');
+      writeFileSync(offset, '+60');
+      const ahead = await h.spawnStart(
+        { ...file, jobs: { supply: { schedule: '0 0 1 1 *' } } },
+        {
+          LD_PRELOAD: LIBFAKETIME,
+          FAKETIME_TIMESTAMP_FILE: offset,
+          FAKETIME_NO_CACHE: '1',
+          FAKETIME_DONT_FAKE_MONOTONIC: '1',
+        },
+      );
+      await ahead.proc.waitForOutput(/glacier-collector started/, 30_000);
+      await ahead.proc.waitForOutput(/clock is 6\d\.\d s ahead of the queue database's/, 15_000);
+      const location = h.location;
+      // Three runs started while the ahead worker is up.
+      const before = (await runsOf(location, 'supply')).length;
+      await waitFor(
+        async () => (await runsOf(location, 'supply')).length >= before + 3,
+        40_000,
+        'three runs',
+      );
+      const ready = await readyz(ahead.port);
+      expect(ready.status).toBe(503);
+      expect(ready.body).toMatch(/clock is 6\d\.\d s ahead/);
+      expect(await metric(ahead.port, /^glacier_queue_fault\{fault="clock_skew"\} 1$/m)).toBe(true);
+      expect(await metric(ahead.port, /^glacier_queue_clock_offset_seconds -(59|60|61)\.\d+/m)).toBe(true);
+      expect((await readyz(healthy.port)).status).toBe(200);
+
+      const runs = await runsOf(location, 'supply');
+      expect(twice(runs)).toEqual([]);
+      expect(runs.filter((r) => r.status === 'failed')).toEqual([]);
+      // The refusal is one line, however long it lasts.
+      expect(ahead.proc.output().match(/clock is 6\d\.\d s ahead/g)).toHaveLength(1);
+      // No job of the ahead worker's: it claimed none.
+      const aheadPid = ahead.proc.child.pid;
+      const byAhead = await sql<{ n: string }>(
+        `SELECT count(*) AS n FROM "${queueSchema(h.prefix)}".job WHERE processed_by LIKE $1`,
+        [`%:${aheadPid}`],
+      );
+      expect(Number(byAhead[0]!.n)).toBe(0);
+
+      // Its clock back: it claims again, and says so once.
+      writeFileSync(offset, '+0');
+      await ahead.proc.waitForOutput(/clock agrees with the queue database's again/, 15_000);
+      await waitFor(async () => (await readyz(ahead.port)).status === 200, 15_000, 'the ahead worker ready');
+    }, 120_000);
+  });
+
+  it("a stalled-check marker, a limiter window and a lock left a day ahead are reset: a killed worker's job is taken over, slots run", async () => {
+    h = await serviceHarness();
+    const schema = queueSchema(h.prefix);
+    const file = {
+      jobs: { supply: { schedule: '*/2 * * * * *' } },
+      service: { stalledJobTimeout: '2s' },
+    };
+    const first = await h.spawnStart(file);
+    await first.proc.waitForOutput(/glacier-collector started/, 30_000);
+    const location = h.location;
+    await waitFor(async () => (await runsOf(location, 'supply')).length >= 1, 20_000, 'a first run');
+    first.proc.child.kill('SIGKILL');
+    await first.proc.exited;
+    // What a worker a day ahead leaves (BullMQ's PostgreSQL backend writes its own clock): the
+    // stalled check's marker, a full limiter window, and the lock of the job it ran when killed.
+    const DAY = 86_400_000;
+    await sql(
+      `INSERT INTO "${schema}".meta (queue, field, value)
+         VALUES ('collector', 'stalled-check', ((extract(epoch from now()) * 1000)::bigint + ${DAY})::text)
+       ON CONFLICT (queue, field) DO UPDATE SET value = excluded.value`,
+    );
+    await sql(
+      `INSERT INTO "${schema}".rate_limit (queue, points, expire_at_ms)
+         VALUES ('collector', 9007199254740991, (extract(epoch from now()) * 1000)::bigint + ${DAY})
+       ON CONFLICT (queue) DO UPDATE SET points = excluded.points, expire_at_ms = excluded.expire_at_ms`,
+    );
+    await sql(
+      `INSERT INTO "${schema}".job (queue, id, seq, name, state, data, opts, max_attempts, added_at_ms,
+                                   lock_token, locked_until_ms, processed_at_ms, processed_by, attempts_started)
+       VALUES ('collector', 'supply:poisoned', nextval('"${schema}".job_seq'), 'supply', 'active',
+               '{"args":{},"slot":"2025-01-01T00:00:00.000Z"}', '{"attempts":3}', 3,
+               (extract(epoch from now()) * 1000)::bigint,
+               'dead-token', (extract(epoch from now()) * 1000)::bigint + ${DAY},
+               (extract(epoch from now()) * 1000)::bigint, 'gone:1', 1)`,
+    );
+    const runsBefore = (await runsOf(location, 'supply')).length;
+    const second = await h.spawnStart(file);
+    await second.proc.waitForOutput(/glacier-collector started/, 30_000);
+    await second.proc.waitForOutput(/reset what a process with a clock ahead/, 15_000);
+    // Slots run again (the limiter window no longer stops claiming)…
+    await waitFor(async () => (await runsOf(location, 'supply')).length >= runsBefore + 2, 30_000, 'runs');
+    // … and the dead worker's job, its lock put back on the database's clock, is taken over.
+    await waitFor(
+      async () => (await runsOf(location, 'supply')).some((r) => r.scope === 'slot 2025-01-01T00:00:00.000Z'),
+      30_000,
+      'the poisoned job taken over',
+    );
+    const marker = await sql<{ ahead: boolean }>(
+      `SELECT value::bigint > (extract(epoch from now()) * 1000)::bigint + 10000 AS ahead
+         FROM "${schema}".meta WHERE queue = 'collector' AND field = 'stalled-check'`,
+    );
+    expect(marker.every((m) => !m.ahead)).toBe(true);
+  }, 120_000);
+
+  it('the queue schema dropped under a running service: one warn line, re-created within seconds, slots run again', async () => {
+    h = await serviceHarness();
+    const schema = queueSchema(h.prefix);
+    const { proc, port } = await h.spawnStart({ jobs: { supply: { schedule: '* * * * * *' } } });
+    await proc.waitForOutput(/glacier-collector started/, 30_000);
+    const location = h.location;
+    await waitFor(async () => (await runsOf(location, 'supply')).length >= 1, 20_000, 'a first run');
+    await sql(`DROP SCHEMA "${schema}" CASCADE`);
+    await proc.waitForOutput(/the queue's schema \S+ is gone/, 10_000);
+    await proc.waitForOutput(/the queue's schema \S+ is back/, 15_000);
+    const after = (await runsOf(location, 'supply')).length;
+    await waitFor(async () => (await runsOf(location, 'supply')).length >= after + 2, 20_000, 'runs again');
+    expect((await readyz(port)).status).toBe(200);
+    expect(proc.output().match(/the queue's schema \S+ is gone/g)).toHaveLength(1);
+    // The loss itself is said at warn, by the epoch check.
+    expect(proc.output()).toMatch(/schema lost its data/);
+    // BullMQ's failures are the watch's to say; at most the jobs in flight when the schema went
+    // ("Missing key for job …" as each finishes: concurrency 2) are told of one by one.
+    expect(proc.output().match(/worker error/g)?.length ?? 0).toBeLessThanOrEqual(4);
+  }, 90_000);
+
+  it('two prefixes that map to one schema: the second `start` and `config check` refuse, naming both', async () => {
+    h = await serviceHarness();
+    const dash = `${h.prefix}-x`;
+    const underscore = `${h.prefix}_x`;
+    const first = await h.spawnStart({ service: { queuePrefix: dash } });
+    await first.proc.waitForOutput(/glacier-collector started/, 30_000);
+    const second = await h.spawnStart({ service: { queuePrefix: underscore } });
+    expect(await second.proc.exited).not.toBe(0);
+    const said = `"${underscore}" and "${dash}" both map to the PostgreSQL schema ${queueSchema(dash)}`;
+    expect(second.proc.output()).toContain(said);
+    expect(second.proc.output()).toMatch(/"-" and any other character become "_"/);
+
+    const path = join(h.dir, 'collide.json');
+    writeFileSync(path, JSON.stringify({ service: { queuePrefix: underscore } }));
+    const check = await runCli(['config', 'check', '-c', path], { QUEUE_URL: TEST_POSTGRES_URL, ...h.dbEnv });
+    expect(check.code).not.toBe(0);
+    expect(check.stderr + check.stdout).toContain(said);
+    await sql(`DROP SCHEMA IF EXISTS "${queueSchema(dash)}" CASCADE`);
+  }, 90_000);
+});
