@@ -3,6 +3,7 @@ import { type Config, ConfigError } from '../config/index.js';
 import { findJob, type JobList, runJob } from '../kernel/index.js';
 import { closest } from '../runtime/closest.js';
 import { createApp } from '../service/app.js';
+import { listRejectedRecords } from '../store/index.js';
 import { createTerminalProgress } from '../terminal/progress.js';
 import { withSignalAbort } from './signals.js';
 
@@ -37,6 +38,11 @@ export async function run(
       `jobs.${job.configKey}: not configured; add it to the config file to run "${job.name}"`,
     );
   }
+  // Nothing to retry is said in one line, not a failed run with nothing printed (exit 1, silent).
+  if (opts.retryRejected && !job.restore) {
+    console.log(`${job.name} sets no records aside: nothing to retry`);
+    return;
+  }
   const terminal = createTerminalProgress({
     level: config.logLevel,
     ...(config.logFormat && { prettyLogs: config.logFormat === 'pretty' }),
@@ -45,6 +51,10 @@ export async function run(
   try {
     const app = await createApp(config, { ...(terminal.log && { log: terminal.log }) });
     try {
+      if (opts.retryRejected && (await listRejectedRecords(app.store, job.name, '', 1)).length === 0) {
+        console.log(`${job.name}: no records set aside: nothing to retry`);
+        return;
+      }
       const summary = await withSignalAbort((signal) =>
         runJob(job, app, {
           config,

@@ -10,8 +10,11 @@
  * at their stat (device, inode, size, times) at most once every RECHECK_MS, in the background, and
  * `reload()` (SIGHUP) re-reads them at once. A rotated password or certificate takes effect without
  * a restart. A change that cannot be applied to a running server (TLS turned on or off, another
- * client_auth_type) or a file that no longer loads is logged as an error and the configuration in
- * force stays: a typo while rotating must not open the port or stop the scrapes.
+ * client_auth_type, basic-auth users all removed while there were some) or a file that no longer
+ * loads is logged as an error and the configuration in force stays: a typo while rotating must not
+ * open the port or stop the scrapes. A TLS config without users is warned of at start (encrypted,
+ * but open). A Kubernetes Secret mounted as a file is rotated by swapping a symlink: the stat follows
+ * it, so the new file is seen within RECHECK_MS of the next request.
  */
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
@@ -68,6 +71,12 @@ export function createWebAccess(options: WebAccessOptions): WebAccess {
       close: async () => checker?.close(),
     },
   });
+  if (config.tls && Object.keys(config.users).length === 0) {
+    log.warn(
+      { file: config.path },
+      'metrics web config: TLS without basic_auth_users: /metrics is encrypted but open to anyone who can reach the port; add basic_auth_users (bcrypt hashes) to require credentials',
+    );
+  }
   let lastCheck = performance.now();
   let checking: Promise<unknown> | undefined;
 
@@ -138,6 +147,11 @@ export function createWebAccess(options: WebAccessOptions): WebAccess {
 /** What differs between two web configs that only a restart can apply, or undefined. */
 function needsRestart(before: WebConfig, after: WebConfig): string | undefined {
   if (Boolean(before.tls) !== Boolean(after.tls)) return 'tls_server_config (TLS on or off)';
+  // A file emptied of its users by mistake (a Secret rotated without them) must not open /metrics:
+  // turning authentication off takes a restart, as turning TLS off does. Turning it on applies.
+  if (Object.keys(before.users).length > 0 && Object.keys(after.users).length === 0) {
+    return 'basic_auth_users (authentication turned off)';
+  }
   if (before.tls && after.tls && before.tls.clientAuth !== after.tls.clientAuth) {
     return 'tls_server_config.client_auth_type';
   }
