@@ -13,6 +13,7 @@ import { type Invocation, readInvocation } from './config/invocation.js';
 import { maskPasswordParameters } from './config/url-password.js';
 import { forTerminal } from './escape/terminal.js';
 import type { JobList } from './kernel/index.js';
+import { JOB_NAMES } from './kernel/job-names.js';
 import { type Role, roles } from './queue/jobs.js';
 import { rewardsFormatHelp, rewardsFormatNames, SUMMARY_PERIODS } from './report/rewards-format-names.js';
 import { versionReport } from './runtime/version.js';
@@ -96,7 +97,8 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
       const { run, runnableJob, unknownJobMessage } = await import('./commands/run.js');
       // One line (no help after it): the closest name says what to type.
       if (!runnableJob(jobs, name)) throw new UsageError(unknownJobMessage(jobs, name));
-      if (opts.reload && name !== 'exports') program.error('error: --reload applies to "run exports" only');
+      if (opts.reload && name !== JOB_NAMES.exports)
+        program.error('error: --reload applies to "run exports" only');
       if (opts.reload && opts.retryRejected)
         program.error('error: --reload and --retry-rejected are two runs: one at a time');
       await run(await load(program.opts()), jobs, name, opts);

@@ -496,6 +496,11 @@ function formatService(service: ServiceProbe | null, jobs: JobStatus[], now: Dat
     const q = service.queue;
     out.push(`queue: waiting ${q.waiting}, active ${q.active}, delayed ${q.delayed}, failed ${q.failed}`);
   }
+  if (service.memory) {
+    out.push(`redis memory: ${service.memory.summary}`);
+    if (service.memory.problem) out.push(`  WARNING: ${service.memory.problem}`);
+    if (service.memory.note) out.push(`  ${service.memory.note}`);
+  }
   const overdue = jobs.filter((j) => j.overdueSince);
   if (overdue.length > 0) {
     out.push(

@@ -31,3 +31,4 @@ export * from './supply.js';
 export * from './tables.js';
 export * from './transactions.js';
 export * from './usage-metrics.js';
+export * from './validations.js';

@@ -16,7 +16,8 @@ import { migrate as migratePostgres } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { storeLocation } from '../../src/config/index.js';
-import { openStore } from '../../src/store/index.js';
+import { packageVersion } from '../../src/runtime/version.js';
+import { DatabaseNewerError, openStore } from '../../src/store/index.js';
 import { runCli } from '../support/cli.js';
 import { onPostgres, type TestDatabase, testDatabase } from '../support/store.js';
 
@@ -130,8 +131,10 @@ async function buildWith010Migrations(db: TestDatabase): Promise<void> {
 }
 
 /** Row `i`'s value of a column of type `type`: digits where text may be read as a number by a trigger. */
-function valueFor(type: string, i: number, c: number): unknown {
+function valueFor(name: string, type: string, i: number, c: number): unknown {
   const n = 1000 * i + 17 * c;
+  // AVAX's: a reward's value is amount / 10^denomination × price.
+  if (/denomination/.test(name)) return 9;
   if (/bool/.test(type)) return onPostgres ? i % 2 === 0 : i % 2;
   if (/timestamp|date/.test(type)) return new Date(Date.UTC(2025, 0, 1 + i, c % 24)).toISOString();
   if (/json/.test(type)) return JSON.stringify({ i, c });
@@ -155,7 +158,7 @@ async function fillEveryTable(raw: Raw): Promise<string[]> {
     const names = columns.map((c) => `"${c.name}"`).join(', ');
     const marks = columns.map(() => '?').join(', ');
     for (let i = 1; i <= ROWS; i++) {
-      const values = columns.map((c, k) => valueFor(c.type, i, k));
+      const values = columns.map((c, k) => valueFor(c.name, c.type, i, k));
       await raw.run(`INSERT INTO "${table}" (${names}) VALUES (${marks})`, values).catch((err: Error) => {
         throw new Error(`${table} (${names}) = ${JSON.stringify(values)}: ${err.message}`, { cause: err });
       });
@@ -234,7 +237,27 @@ describe('an upgrade from 0.1.0', () => {
       expect({ table, rows: after[table]!.rows }).toEqual({ table, rows: before[table]!.rows });
     }
     const versions = await raw.all('SELECT "version" FROM "__glacier_versions"');
-    expect(versions.map((v) => v.version)).toHaveLength(1);
+    expect(versions.map((v) => v.version)).toEqual([packageVersion()]);
+
+    // Then a newer version migrates it, and this one is started again: refused, the database as it was.
+    await raw.run('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES (?, ?)', [
+      '9',
+      4102444800000,
+    ]);
+    await raw.run('INSERT INTO "__glacier_versions" ("version", "first_migrated_at") VALUES (?, ?)', [
+      '9.0.0',
+      'x',
+    ]);
+    const newer = await snapshot(raw, tables, columnsOf);
+    const refused = openStore(storeLocation(db.location), { onMigrations: () => told.push('again') });
+    await expect(refused).rejects.toThrow(DatabaseNewerError);
+    await expect(refused).rejects.toThrow(
+      new RegExp(
+        `migrated by glacier-collector 9\\.0\\.0 .*this is glacier-collector ${packageVersion().replace(/\./g, '\\.')}.*left as it is`,
+      ),
+    );
+    expect(await snapshot(raw, tables, columnsOf)).toEqual(newer);
+    expect(told).not.toContain('again');
   }, 120_000);
 
   it("reads the migrated database with 0.1.0's starter config; config check refuses its placeholder ids", async () => {
