@@ -55,9 +55,10 @@ export const retentionSchema = z.strictObject({
   usageMetrics: retention(FOREVER),
   /**
    * Records set aside (rejected_records), by the time they were last seen: a record the upstream
-   * still sends is kept. Each is the only copy of what it holds. @defaultValue 'forever'
+   * still sends is kept. Each is the only copy of what it holds, but a hostile or broken upstream
+   * can send many: 90 days bounds them, as job runs are. @defaultValue '90d'
    */
-  rejectedRecords: retention(FOREVER),
+  rejectedRecords: retention(90 * DAY_MS),
   /**
    * What each validators run observed of each active validation (validation_observations), by the
    * time it was observed: a bounded history for a dashboard's uptime line. @defaultValue '35d'

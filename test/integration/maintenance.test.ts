@@ -272,7 +272,7 @@ describe('maintenance job', () => {
     expect(await rows(c, 'SELECT * FROM export_summaries')).toEqual(summariesBefore);
   });
 
-  it('prunes nothing with the defaults but job runs older than 90 days, and never rewards nor signatures', async () => {
+  it('prunes nothing with the defaults but job runs (and records set aside) older than 90 days, and never rewards nor signatures', async () => {
     const c = await setup({ sim: { txPerMinute: 60 } });
     const config = configWith({});
     expect(config.retention).toEqual({
@@ -281,7 +281,8 @@ describe('maintenance job', () => {
       jobRuns: 90 * DAY,
       supplySnapshots: 'forever',
       usageMetrics: 'forever',
-      rejectedRecords: 'forever',
+      rejectedRecords: 90 * DAY,
+      validationObservations: 35 * DAY,
     });
     await run(c, transactionsJob, config);
     await run(c, supplyJob, config);

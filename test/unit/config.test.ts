@@ -590,7 +590,7 @@ describe('retention', () => {
     return configError(() => loadConfig({ env: {}, configPath: path }));
   };
 
-  it('reads a duration or "forever" per table, with jobRuns 90 days, validation observations 35, the rest forever by default', () => {
+  it('reads a duration or "forever" per table, with jobRuns and rejectedRecords 90 days, validation observations 35, the rest forever by default', () => {
     const { path } = withFile({ retention: { transactions: '30d', usageMetrics: 'forever' } });
     const config = loadConfig({ env: {}, configPath: path });
     expect(config.retention).toEqual({
@@ -599,7 +599,7 @@ describe('retention', () => {
       jobRuns: 90 * 86_400_000,
       supplySnapshots: 'forever',
       usageMetrics: 'forever',
-      rejectedRecords: 'forever',
+      rejectedRecords: 90 * 86_400_000,
       validationObservations: 35 * 86_400_000,
     });
     // The maintenance job is there without a section: daily.
