@@ -6,7 +6,7 @@
  * libfaketime for one process only; without it the test fails under CI, and is skipped (saying so)
  * elsewhere.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -65,6 +65,17 @@ const runsOf = (location: string, job: string) =>
   queryAt<Run>(location, `SELECT scope, status FROM job_runs WHERE job = '${job}' ORDER BY id`);
 const twice = (runs: Run[]) => runs.map((r) => r.scope).filter((s, i, all) => all.indexOf(s) !== i);
 
+/** A process's CPU over `ms`, in % of one core (/proc: utime + stime), printed for the issue's figures, never asserted. */
+async function cpuPercent(pid: number, ms: number): Promise<number> {
+  const ticks = () => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  };
+  const before = ticks();
+  await new Promise((r) => setTimeout(r, ms));
+  return ((ticks() - before) / 100 / (ms / 1000)) * 100;
+}
+
 async function readyz(port: number): Promise<{ status: number; body: string }> {
   const res = await fetch(`http://127.0.0.1:${port}/readyz?verbose`);
   return { status: res.status, body: await res.text() };
@@ -106,6 +117,9 @@ describe.skipIf(!onPostgresQueue)('the queue on PostgreSQL under its faults', ()
         async () => (await runsOf(location, 'supply')).length >= before + 3,
         40_000,
         'three runs',
+      );
+      console.log(
+        `the worker 60 s ahead, refusing: ${(await cpuPercent(ahead.proc.child.pid!, 10_000)).toFixed(1)} % of a core over 10 s`,
       );
       const ready = await readyz(ahead.port);
       expect(ready.status).toBe(503);
@@ -196,10 +210,12 @@ describe.skipIf(!onPostgresQueue)('the queue on PostgreSQL under its faults', ()
     const location = h.location;
     await waitFor(async () => (await runsOf(location, 'supply')).length >= 1, 20_000, 'a first run');
     await sql(`DROP SCHEMA "${schema}" CASCADE`);
+    const dropped = Date.now();
     await proc.waitForOutput(/the queue's schema \S+ is gone/, 10_000);
     await proc.waitForOutput(/the queue's schema \S+ is back/, 15_000);
     const after = (await runsOf(location, 'supply')).length;
     await waitFor(async () => (await runsOf(location, 'supply')).length >= after + 2, 20_000, 'runs again');
+    console.log(`schema dropped: two runs ${Date.now() - dropped} ms after the drop`);
     expect((await readyz(port)).status).toBe(200);
     expect(proc.output().match(/the queue's schema \S+ is gone/g)).toHaveLength(1);
     // The loss itself is said at warn, by the epoch check.
@@ -266,10 +282,13 @@ describe.skipIf(!onPostgresQueue)('the queue on PostgreSQL under its faults', ()
     expect(ready.status).toBe(503);
     expect(ready.body).toMatch(/read-only/);
     expect(await metric(port, /^glacier_queue_fault\{fault="read_only"\} 1$/m)).toBe(true);
-    await new Promise((r) => setTimeout(r, 5_000));
+    console.log(
+      `read-only, waiting: ${(await cpuPercent(proc.child.pid!, 5_000)).toFixed(1)} % of a core over 5 s`,
+    );
     const during = (await runsOf(location, 'supply')).length;
     await sqlAt(db.url, 'ALTER SYSTEM RESET default_transaction_read_only');
     await sqlAt(db.url, 'SELECT pg_reload_conf()');
+    const writable = Date.now();
     await proc.waitForOutput(/the queue's database is writable again/, 10_000);
     await waitFor(
       async () => (await runsOf(location, 'supply')).length >= during + 2,
@@ -278,6 +297,7 @@ describe.skipIf(!onPostgresQueue)('the queue on PostgreSQL under its faults', ()
     ).catch((err: Error) => {
       throw new Error(`${err.message}; output:\n${proc.output().slice(-6000)}`);
     });
+    console.log(`read-only: runs resumed ${Date.now() - writable} ms after the database was writable`);
     expect(proc.output().match(/the queue's database is read-only/g)).toHaveLength(1);
     expect(proc.output().match(/worker error/g)?.length ?? 0).toBeLessThanOrEqual(4);
   }, 120_000);
