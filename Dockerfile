@@ -1,8 +1,8 @@
 # syntax=docker/dockerfile:1
 #
-# glacier-collector image. Two stages: `build` compiles the TypeScript and the native better-sqlite3
-# addon with a toolchain; the runtime stage gets only the results and runs as the unprivileged
-# `node` user (uid 1000), under tini. The image uses a newer Node LTS (22) than the CI minimum
+# glacier-collector image. Two stages: `build` bundles the TypeScript (esbuild) and builds the
+# native better-sqlite3 addon with a toolchain; the runtime stage gets only the results and runs as
+# the unprivileged `node` user (uid 1000), under tini. The image uses a newer Node LTS (22) than the CI minimum
 # (20.18.1); both are supported. It runs with a read-only root filesystem when /data and /tmp are
 # writable mounts (deploy/kubernetes/).
 
@@ -21,8 +21,8 @@ WORKDIR /app
 # ignores package.json's `allowScripts`, which lists the dependencies that need them), and it also
 # runs the package's own `prepare` script, which is `npm run build`: so the sources and tsconfig
 # files have to be here before it.
-COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
-COPY scripts/build-info.mjs ./scripts/
+COPY package.json package-lock.json ./
+COPY scripts/build.mjs scripts/build-info.mjs ./scripts/
 COPY src ./src
 COPY jobs ./jobs
 # The commit `glacier-collector --version` shows (no .git in the image): --build-arg GIT_COMMIT=….

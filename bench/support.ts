@@ -13,10 +13,10 @@ import pg from 'pg';
 import { Agent } from 'undici';
 import { transactionStream } from '../jobs/transactions.js';
 import { storeLocation } from '../src/config/index.js';
-import { type JobContext, type RunDeps, silentProgress } from '../src/kernel/index.js';
+import { createJobContext, type RunDeps } from '../src/kernel/index.js';
 import { systemClock } from '../src/runtime/clock.js';
 import { createLogger } from '../src/runtime/logger.js';
-import { NOTHING_RECORDED, openSqliteConnection, openStore, type Store } from '../src/store/index.js';
+import { openSqliteConnection, openStore, type Store } from '../src/store/index.js';
 import { syncNewestFirst } from '../src/sync/newest-first.js';
 import { createDataApiClient, type Page, type Transaction } from '../src/upstream/index.js';
 import { tempDir } from '../test/support/tmp.js';
@@ -195,25 +195,20 @@ export function walkFromMemory(store: Store, pages: Page<Transaction>[], pageSiz
     byToken.set(token, page);
     token = page.nextPageToken;
   }
-  const ctx: JobContext = {
+  const ctx = createJobContext('transactions', {
     client: undefined as never,
     store,
     log: createLogger({ level: 'silent', pretty: false }),
     clock: systemClock,
     signal: new AbortController().signal,
-    countRows: () => undefined,
-    countRemoved: () => undefined,
-    recordFindings: async () => NOTHING_RECORDED,
-    noteFindings: () => undefined,
-    progress: silentProgress,
-  };
+  });
   const payload = {
     networks: ['mainnet' as const],
     statuses: ['all' as const],
     pageSize,
     maxPages: pages.length,
   };
-  return syncNewestFirst({
+  return syncNewestFirst(ctx, {
     ...transactionStream(payload, ctx, 'mainnet', 'all'),
     fetchPage: async (pageToken) => byToken.get(pageToken)!,
   });

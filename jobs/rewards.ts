@@ -4,7 +4,7 @@ import type { JobHandler } from '../src/kernel/index.js';
 import { contextOf, type RestoreRecord } from '../src/kernel/index.js';
 import { upsertRewards } from '../src/store/index.js';
 import { syncNewestFirst } from '../src/sync/newest-first.js';
-import { REWARDS_JOB, rewardStreams } from '../src/sync/reward-streams.js';
+import { rewardStreams } from '../src/sync/reward-streams.js';
 import { canonicalNetwork, type HistoricalReward, recheckRecord } from '../src/upstream/index.js';
 
 export {
@@ -33,9 +33,7 @@ export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
     // A first backfill reads up to maxPages pages per batch: the terminal shows how far it got.
     const task = `rewards batch ${i + 1}/${queries.length} (${ids.length} ${kind === 'addresses' ? 'addresses' : 'node ids'})`;
     let pages = 0;
-    const result = await syncNewestFirst<HistoricalReward>({
-      store: ctx.store,
-      job: REWARDS_JOB,
+    const result = await syncNewestFirst<HistoricalReward>(ctx, {
       scope,
       fetchPage: async (pageToken) => {
         const page = await ctx.client.listHistoricalRewards(
@@ -55,18 +53,13 @@ export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
       mark: (r) => ({ ts: r.endTimestamp, id: r.utxoId }),
       reached: (r, mark) => r.endTimestamp < mark.ts - PRICE_SETTLE_SECONDS,
       write: (tx, items) => upsertRewards(tx, payload.network, items, now()),
-      countRows: ctx.countRows,
       // A reward is keyed by its UTXO on its network: the same one from two batches is one record.
-      recordFindings: (tx, findings) =>
-        ctx.recordFindings(tx, findings, {
-          scope,
-          keyPrefix: `${canonicalNetwork(payload.network)}:`,
-          context: { network: canonicalNetwork(payload.network) },
-        }),
-      noteFindings: ctx.noteFindings,
+      where: {
+        keyPrefix: `${canonicalNetwork(payload.network)}:`,
+        context: { network: canonicalNetwork(payload.network) },
+      },
       maxPages: payload.maxPages,
       backfill: true,
-      now,
     }).finally(() => ctx.progress.end(task));
     ctx.log.debug({ kind, ids: ids.length, ...result }, 'rewards batch synced');
   }

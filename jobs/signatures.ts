@@ -39,12 +39,13 @@ export const signatures: JobHandler<SignaturesPayload> = async (payload, ctx) =>
         { signal: ctx.signal },
       );
       const fetchedAt = new Date(ctx.clock.now()).toISOString();
-      const { written, recorded } = await ctx.store.transaction(async (tx) => ({
-        written: await upsertSignature(tx, payload.network, txHash, answer.signedMessage, fetchedAt),
-        recorded: await ctx.recordFindings(tx, answer.findings, where(txHash)),
-      }));
-      ctx.countRows(written);
-      ctx.noteFindings(recorded);
+      await ctx.commit(
+        async (tx) => ({
+          rows: await upsertSignature(tx, payload.network, txHash, answer.signedMessage, fetchedAt),
+          findings: answer.findings,
+        }),
+        { where: where(txHash) },
+      );
     } catch (err) {
       if (err instanceof UpstreamHttpError && err.status === 404) {
         ctx.log.warn({ txHash }, 'no aggregated signature for this transaction yet');
@@ -56,9 +57,7 @@ export const signatures: JobHandler<SignaturesPayload> = async (payload, ctx) =>
           ...err.findings,
           rejected: err.findings.rejected.map((r) => ({ ...r, key: txHash })),
         };
-        ctx.noteFindings(
-          await ctx.store.transaction((tx) => ctx.recordFindings(tx, findings, where(txHash))),
-        );
+        await ctx.commit(async () => ({ rows: 0, findings }), { where: where(txHash) });
         continue;
       }
       throw err;

@@ -8,11 +8,9 @@ export type SupplyPayload = Record<string, never>;
 export const supply: JobHandler<SupplyPayload> = async (_payload, ctx) => {
   const answer = await ctx.client.getSupply({ signal: ctx.signal });
   const fetchedAt = new Date(ctx.clock.now()).toISOString();
-  const { written, recorded } = await ctx.store.transaction(async (tx) => ({
-    written: await insertSupplySnapshot(tx, answer, fetchedAt),
-    // The answer is one snapshot, checked whole: only its drift can be found beside it.
-    recorded: await ctx.recordFindings(tx, answer.findings, { scope: 'all', context: {} }),
+  // The answer is one snapshot, checked whole: only its drift can be found beside it.
+  await ctx.commit(async (tx) => ({
+    rows: await insertSupplySnapshot(tx, answer, fetchedAt),
+    findings: answer.findings,
   }));
-  ctx.countRows(written);
-  ctx.noteFindings(recorded);
 };

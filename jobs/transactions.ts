@@ -2,7 +2,7 @@
 import type { JobContext, JobHandler } from '../src/kernel/index.js';
 import { contextOf, type RestoreRecord } from '../src/kernel/index.js';
 import { upsertTransactions } from '../src/store/index.js';
-import { type NewestFirstOptions, syncNewestFirst } from '../src/sync/newest-first.js';
+import { type NewestFirstStream, syncNewestFirst } from '../src/sync/newest-first.js';
 import { canonicalNetwork, type Network, recheckRecord, type Transaction } from '../src/upstream/index.js';
 import { type TransactionsPayload, transactionScope } from './transactions.definition.js';
 
@@ -16,11 +16,9 @@ export function transactionStream(
   ctx: JobContext,
   network: Network,
   status: TransactionsPayload['statuses'][number],
-): NewestFirstOptions<Transaction> {
+): NewestFirstStream<Transaction> {
   const now = () => new Date(ctx.clock.now()).toISOString();
   return {
-    store: ctx.store,
-    job: 'transactions',
     scope: transactionScope(network, status),
     fetchPage: async (pageToken) =>
       ctx.client.listLatestTransactions(
@@ -34,16 +32,9 @@ export function transactionStream(
     // A page re-read on every run (a quiet chain's newest page) may hold rows past the retention:
     // writing them would bring back what the maintenance job pruned, at every run.
     write: (tx, items) => upsertTransactions(tx, network, retained(items, payload, ctx), now()),
-    countRows: ctx.countRows,
-    recordFindings: (tx, findings) =>
-      ctx.recordFindings(tx, findings, {
-        scope: transactionScope(network, status),
-        context: { network: canonicalNetwork(network) },
-      }),
-    noteFindings: ctx.noteFindings,
+    where: { context: { network: canonicalNetwork(network) } },
     maxPages: payload.maxPages,
     backfill: false,
-    now,
   };
 }
 
@@ -62,7 +53,7 @@ function retained(items: Transaction[], payload: TransactionsPayload, ctx: JobCo
 export const transactions: JobHandler<TransactionsPayload> = async (payload, ctx) => {
   for (const network of payload.networks) {
     for (const status of payload.statuses) {
-      const result = await syncNewestFirst(transactionStream(payload, ctx, network, status));
+      const result = await syncNewestFirst(ctx, transactionStream(payload, ctx, network, status));
       ctx.log.debug({ network, status, ...result }, 'transactions stream synced');
     }
   }

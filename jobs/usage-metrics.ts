@@ -34,22 +34,24 @@ export const usageMetrics: JobHandler<UsageMetricsPayload> = async (payload, ctx
       let newest = cursor?.lastBucket ?? 0;
       for (const bucket of answer.metrics) newest = Math.max(newest, bucket.timestamp);
       const seriesKey = { source: series.source, scope: series.scope, timeInterval: source.timeInterval };
-      const { written, recorded } = await ctx.store.transaction(async (tx) => {
-        const written = await upsertUsageMetrics(tx, seriesKey, answer, fetchedAt);
-        if (newest > 0) {
-          const next: UsageCursor = { lastBucket: newest };
-          await writeCursor(tx, 'usage-metrics', scopeKey, next, fetchedAt);
-        }
+      await ctx.commit(
+        async (tx) => {
+          const rows = await upsertUsageMetrics(tx, seriesKey, answer, fetchedAt);
+          if (newest > 0) {
+            const next: UsageCursor = { lastBucket: newest };
+            await writeCursor(tx, 'usage-metrics', scopeKey, next, fetchedAt);
+          }
+          return { rows, findings: answer.findings };
+        },
         // A value set aside is one row of its series: keyed by series, bucket, grouping and value.
-        const recorded = await ctx.recordFindings(tx, answer.findings, {
-          scope: scopeKey,
-          keyPrefix: `${scopeKey}/`,
-          context: { ...seriesKey, aggregateDuration: answer.aggregateDuration },
-        });
-        return { written, recorded };
-      });
-      ctx.countRows(written);
-      ctx.noteFindings(recorded);
+        {
+          where: {
+            scope: scopeKey,
+            keyPrefix: `${scopeKey}/`,
+            context: { ...seriesKey, aggregateDuration: answer.aggregateDuration },
+          },
+        },
+      );
     }
   }
 };

@@ -8,8 +8,9 @@ import { historyOption } from './commands/history-option.js';
 import type { RewardsFlags } from './commands/report.js';
 import type { SimulatorFlags } from './commands/simulator.js';
 import { UsageError } from './commands/usage.js';
-import type { Config } from './config/index.js';
+import type { Config, ConfigReads } from './config/index.js';
 import { type Invocation, readInvocation } from './config/invocation.js';
+import { maskPasswordParameters } from './config/url-password.js';
 import { forTerminal } from './escape/terminal.js';
 import type { JobList } from './kernel/index.js';
 import { type Role, roles } from './queue/jobs.js';
@@ -21,9 +22,17 @@ import { type TierName, tierNames } from './upstream/endpoints.js';
 const EXIT_FAILURE = 1;
 const EXIT_CONFIG = 2;
 
-async function load(opts: { config?: string }): Promise<Config> {
+/**
+ * What a command reads of the configuration (src/config/load.ts `ConfigReads`): the commands that
+ * neither call the API nor run a job are never refused for a job section they do not run; those that
+ * open only the store read no config file at all.
+ */
+const READS_ONLY = { invalidJobs: 'warn', webConfig: false } as const satisfies ConfigReads;
+const STORE_ONLY = { file: false, invalidJobs: 'warn', webConfig: false } as const satisfies ConfigReads;
+
+async function load(opts: { config?: string }, reads?: ConfigReads): Promise<Config> {
   const { loadConfig } = await import('./config/index.js');
-  const config = loadConfig({ configPath: opts.config });
+  const config = loadConfig({ configPath: opts.config, reads });
   // Likely mistakes that are not refused (an unknown GLACIER_ variable): said once, on stderr.
   for (const warning of config.warnings) console.error(`warning: ${warning}`);
   return config;
@@ -117,7 +126,7 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .command('migrate')
     .description('create or upgrade the database schema, then exit')
     .action(async () => {
-      const config = await load(program.opts());
+      const config = await load(program.opts(), STORE_ONLY);
       const { migrate } = await import('./commands/config.js');
       await migrate(config);
     });
@@ -221,9 +230,29 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .option('--currency <code>', 'which stored prices to use (default: jobs.rewards.currency, else usd)')
     .option(
       '--address <id>',
-      'only rewards of this address or node id; repeat it or separate with commas for several',
+      'only rewards of this address or node id, configured or not (no longer configured); repeat it or separate with commas for several',
       (value: string, previous: string[]) => [...previous, ...value.split(',').filter(Boolean)],
       [],
+    )
+    .option(
+      '--node-id <id>',
+      'only rewards of this node id, configured or not; repeat it or separate with commas for several',
+      (value: string, previous: string[]) => [...previous, ...value.split(',').filter(Boolean)],
+      [],
+    )
+    .option(
+      '--reward-type <types>',
+      'only rewards of these types, in every format: VALIDATOR, VALIDATOR_FEE, DELEGATOR (comma separated)',
+      (value: string, previous: string[]) => [...previous, ...value.split(',').filter(Boolean)],
+      [],
+    )
+    .option(
+      '--include-delegators',
+      "the income formats and --summary keep a configured node's rewards paid to its delegators (left out by default: not your income)",
+    )
+    .option(
+      '--all-subjects',
+      'keep the rewards of addresses and node ids no longer configured (left out by default)',
     )
     .addOption(
       new Option(
@@ -240,7 +269,7 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
       ).choices(SUMMARY_PERIODS),
     )
     .action(async (flags: RewardsFlags) => {
-      const config = await load(program.opts());
+      const config = await load(program.opts(), READS_ONLY);
       const { reportRewards } = await import('./commands/report.js');
       await reportRewards(config, flags);
     });
@@ -255,7 +284,7 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .option('--json', 'print it as JSON, for scripts')
     .addOption(historyOption())
     .action(async (flags: { json?: boolean; history?: string }) => {
-      const config = await load(program.opts());
+      const config = await load(program.opts(), READS_ONLY);
       const { showStatus } = await import('./commands/status.js');
       await showStatus(config, await jobList(), { ...flags, cli });
     });
@@ -268,7 +297,7 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .argument('<file>', 'the copy to write; an existing file is refused unless --force')
     .option('--force', 'replace <file> if it exists (only once the new copy is complete)')
     .action(async (file: string, flags: { force?: boolean }) => {
-      const config = await load(program.opts());
+      const config = await load(program.opts(), STORE_ONLY);
       const { backup } = await import('./commands/backup.js');
       await backup(config, file, flags);
     });
@@ -297,8 +326,10 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? 0 : EXIT_CONFIG;
       return;
     }
-    // An error may quote what the API or a file said: its escape sequences are shown, not run.
-    const text = (err instanceof Error ? err.message : String(err)).split('\n').map(forTerminal).join('\n');
+    // An error may quote what the API or a file said: its escape sequences are shown, not run; a URL
+    // it quotes keeps no password parameter's value.
+    const message = maskPasswordParameters(err instanceof Error ? err.message : String(err));
+    const text = message.split('\n').map(forTerminal).join('\n');
     console.error(text);
     process.exitCode =
       err instanceof Error && (err.name === 'ConfigError' || err.name === 'UsageError')

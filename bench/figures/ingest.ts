@@ -103,7 +103,7 @@ export async function run(): Promise<Figure[]> {
     const handler: JobHandler<typeof payload> = prefetch
       ? transactions
       : async (p, ctx) => {
-          await syncNewestFirst({ ...transactionStream(p, ctx, 'mainnet', 'all'), prefetch: false });
+          await syncNewestFirst(ctx, { ...transactionStream(p, ctx, 'mainnet', 'all'), prefetch: false });
         };
     let rows = 0;
     const simBefore = sim.cpuMs();

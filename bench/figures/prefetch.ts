@@ -40,7 +40,7 @@ export async function run(): Promise<Figure[]> {
     const handler: JobHandler<typeof payload> = prefetch
       ? transactions
       : async (p, ctx) => {
-          await syncNewestFirst({ ...transactionStream(p, ctx, 'mainnet', 'all'), prefetch: false });
+          await syncNewestFirst(ctx, { ...transactionStream(p, ctx, 'mainnet', 'all'), prefetch: false });
         };
     const c = await cost(async () => {
       const summary = await runHandler('transactions', handler, payload, deps);

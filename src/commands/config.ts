@@ -229,10 +229,32 @@ export function initConfig(path: string | undefined, cli = PROGRAM): void {
   );
 }
 
+/**
+ * `migrate`: each migration it applies, by name, and what it does when that takes time (a table
+ * rebuilt), said before it is applied; "up to date" only when nothing was.
+ */
 export async function migrate(config: Config): Promise<void> {
   // Imported here: the store and its drivers are not `config check`'s to load.
-  const { openConfiguredStore } = await import('../service/app.js');
-  const store = await openConfiguredStore(config);
+  const [{ openConfiguredStore }, { describeMigration }, { packageVersion }] = await Promise.all([
+    import('../service/app.js'),
+    import('../store/index.js'),
+    import('../runtime/version.js'),
+  ]);
+  const where = printableDatabaseLocation(config);
+  let applied = 0;
+  const store = await openConfiguredStore(config, {
+    onMigrations: (pending) => {
+      applied = pending.length;
+      console.log(
+        `database ${where}: applying ${pending.length} migration${pending.length === 1 ? '' : 's'}:`,
+      );
+      for (const m of pending) console.log(`  ${forTerminal(describeMigration(m))}`);
+    },
+  });
   await store.close();
-  console.log(`database ${printableDatabaseLocation(config)} is up to date`);
+  console.log(
+    applied === 0
+      ? `database ${where} is up to date (glacier-collector ${packageVersion()}): no migration to apply`
+      : `database ${where} migrated: ${applied} migration${applied === 1 ? '' : 's'} applied (glacier-collector ${packageVersion()})`,
+  );
 }

@@ -51,7 +51,7 @@ const queries: { title: string; sql: string }[] = [
 /**
  * What the demo's simulator does wrong on purpose, once each: the first transactions page holds a
  * record out of bounds (set aside), the next one drift (fields and an enum value the OpenAPI does
- * not list, two contract creations); the first rewards page the `stakingType` of the SDK's next release.
+ * not list, two contract creations); the first rewards page a field the OpenAPI does not list.
  */
 const DEMO_FAULTS: FaultConfig = {
   endpoints: {

@@ -1,6 +1,8 @@
 import type { Config } from '../config/index.js';
+import { forTerminal } from '../escape/terminal.js';
 import type { RewardsFormatName, SummaryPeriod } from '../report/rewards-format-names.js';
 import { rewardsFormats } from '../report/rewards-formats.js';
+import { parseRewardTypes } from '../report/rewards-subjects.js';
 import { failUsage, openExistingStore } from './usage.js';
 
 export interface RewardsFlags {
@@ -8,8 +10,12 @@ export interface RewardsFlags {
   to: string;
   currency?: string;
   address: string[];
+  nodeId: string[];
   format?: RewardsFormatName;
   summary?: SummaryPeriod;
+  rewardType: string[];
+  includeDelegators?: boolean;
+  allSubjects?: boolean;
 }
 
 /** `report rewards`: the rewards of a range of UTC days with their value, for accounting. */
@@ -24,7 +30,20 @@ export async function reportRewards(config: Config, flags: RewardsFlags): Promis
     report.parseRange(flags.from, flags.to);
     const format = flags.format ?? (process.stdout.isTTY ? 'table' : 'csv');
     const chosen = rewardsFormats[format];
-    if (flags.summary && chosen.income) {
+    if (flags.allSubjects && (flags.address.length || flags.nodeId.length)) {
+      throw new report.ReportError(
+        '--all-subjects with --address/--node-id: either name the subjects or take them all, not both',
+      );
+    }
+    const notNode = flags.nodeId.find((id) => !id.startsWith('NodeID-'));
+    if (notNode !== undefined) {
+      throw new report.ReportError(
+        `--node-id "${forTerminal(notNode)}": not a node id; a node id starts with "NodeID-" (an address goes to --address)`,
+      );
+    }
+    const types = parseRewardTypes(flags.rewardType);
+    if (!types.ok) throw new report.ReportError(forTerminal(types.message));
+    if (flags.summary && format !== 'csv' && format !== 'table') {
       throw new report.ReportError(
         `--summary with --format ${format}: a summary is written as csv or table; drop --summary to write the ${format} import`,
       );
@@ -40,7 +59,12 @@ export async function reportRewards(config: Config, flags: RewardsFlags): Promis
         from: flags.from,
         to: flags.to,
         currency: flags.currency,
-        addresses: flags.address,
+        addresses: [...flags.address, ...flags.nodeId],
+        // The summary counts income: the same rows as the tax-tool imports, pending ones counted.
+        view: flags.summary ? 'income' : chosen.view,
+        rewardTypes: flags.rewardType,
+        includeDelegators: flags.includeDelegators,
+        allSubjects: flags.allSubjects,
       });
       if (flags.summary) {
         const lines = summary.summarizeRewards(result, flags.summary);
@@ -54,6 +78,8 @@ export async function reportRewards(config: Config, flags: RewardsFlags): Promis
       }
       const warning = report.describeUnpriced(result, { omitPending: chosen.income && !flags.summary });
       if (warning) console.error(warning);
+      const leftOut = report.describeLeftOut(result);
+      if (leftOut) console.error(leftOut);
       const invalid = report.describeInvalid(result);
       if (invalid) console.error(invalid);
     } finally {

@@ -5,11 +5,11 @@
  */
 import { resolve } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { StoreLocation } from '../store/sql.js';
 import { type ClientTls, clientTlsVars, printableClientTls, readClientTls } from './client-tls.js';
 import { ConfigError } from './errors.js';
-import { maskUrlPassword } from './url-password.js';
+import { maskPasswordParameters, maskUrlPassword } from './url-password.js';
 
 export type DatabaseConfig =
   | {
@@ -106,8 +106,8 @@ export function isPostgresUrl(location: string): boolean {
 
 /** A PostgreSQL URL with its password replaced by `***` (for logs, errors, `status`). */
 export function maskDatabaseUrl(url: string): string {
-  // Not a URL: hide whatever sits between "://user:" and "@".
-  return maskUrlPassword(url) ?? url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
+  // Not a URL: hide whatever sits between "://user:" and "@", and the password parameters' values.
+  return maskUrlPassword(url) ?? maskPasswordParameters(url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@'));
 }
 
 /** A store given on the command line (`migrate-store --from/--to`): a postgres:// URL, else a SQLite path. */
@@ -125,10 +125,12 @@ export function isDatabaseUrl(text: string): boolean {
 /** DATABASE_URL as an error message may show it: the password masked, even in a malformed value. */
 export function maskDatabaseUrlSetting(value: string): string {
   if (isDatabaseUrl(value)) return maskDatabaseUrl(value);
-  // Not a URL we read: hide whatever sits between the scheme and the last `@`.
-  return value.replace(
-    /^([a-z][a-z0-9+.-]*:\/\/)?[^/]*@/i,
-    (_m, scheme: string | undefined) => `${scheme ?? ''}***@`,
+  // Not a URL we read: hide whatever sits between the scheme and the last `@`, and the password parameters' values.
+  return maskPasswordParameters(
+    value.replace(
+      /^([a-z][a-z0-9+.-]*:\/\/)?[^/]*@/i,
+      (_m, scheme: string | undefined) => `${scheme ?? ''}***@`,
+    ),
   );
 }
 

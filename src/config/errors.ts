@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** Invalid configuration: the CLI prints the message and exits with code 2. */
 export class ConfigError extends Error {

@@ -96,8 +96,25 @@ function cb58Problem(reading: Cb58Reading, what: string, bytes: number): string 
   }
 }
 
+/**
+ * The example ids of 0.1.0's starter config (`config init`, glacier-collector.example.yaml): made up,
+ * they fail the cb58 checksum checked since 0.2.0. A config written by that release still holds
+ * them: the message says what they are, not "a typo?".
+ */
+export const STARTER_PLACEHOLDERS_0_1_0 = {
+  nodeIds: ['NodeID-mWG9ZZ15qHfyv9Y872qp2ND2kSHYe5A6m', 'NodeID-Y8xRNxybkaqkxaGbS2YN6GLWDWU7sjzqY'],
+  txHashes: ['2oxtFTU5N5o6vQXihy727Bx8CVPAiC1A2oxtFTU5N5o6vQXih'],
+} as const;
+
+function placeholderProblem(what: string): string {
+  return `a placeholder of 0.1.0's starter config, not a real ${what}; replace it with yours`;
+}
+
 /** Why a node id is not valid, or undefined when it is: "NodeID-" and the cb58 of 20 bytes. */
 export function nodeIdProblem(nodeId: string): string | undefined {
+  if ((STARTER_PLACEHOLDERS_0_1_0.nodeIds as readonly string[]).includes(nodeId)) {
+    return placeholderProblem('node id');
+  }
   if (!nodeId.startsWith(NODE_ID_PREFIX)) return `must be "${NODE_ID_PREFIX}" followed by a cb58 id`;
   const id = nodeId.slice(NODE_ID_PREFIX.length);
   return cb58Problem(cb58Decode(id, NODE_ID_BYTES), 'a node id', NODE_ID_BYTES);
@@ -105,6 +122,9 @@ export function nodeIdProblem(nodeId: string): string | undefined {
 
 /** Why a P-Chain or X-Chain transaction id is not valid, or undefined: the cb58 of 32 bytes. */
 export function txHashProblem(txHash: string): string | undefined {
+  if ((STARTER_PLACEHOLDERS_0_1_0.txHashes as readonly string[]).includes(txHash)) {
+    return placeholderProblem('transaction id');
+  }
   if (/^0x/i.test(txHash)) {
     return 'is an EVM hash (0x…): the signature aggregator takes a P-Chain or X-Chain transaction id (cb58)';
   }

@@ -12,6 +12,7 @@ export { ConfigError } from './errors.js';
 export {
   type Budget,
   type Config,
+  type ConfigReads,
   DEFAULT_CONFIG_FILE,
   describeConfig,
   type LoadConfigOptions,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { LevelWithSilent } from 'pino';
 import { type Document, parseDocument } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CONTROL } from '../escape/control.js';
 import { closest } from '../runtime/closest.js';
 import { isHeaderSafe } from '../upstream/defaults.js';
@@ -26,8 +26,10 @@ import {
   redisEnvShape,
   resolveRedis,
 } from './redis.js';
-import { type FileConfig, fileConfigSchema, PARSED_ONCE } from './schema.js';
+import { type FileConfig, fileConfigSchema, jobSectionSchemas, PARSED_ONCE } from './schema.js';
 import { numbersForText, setAt, unknownKeyProblem, unquotedAliases } from './traps.js';
+import { urlFileEnvShape, withUrlFiles } from './url-file.js';
+import { maskPasswordParameters, maskSearchPasswords } from './url-password.js';
 import { loadWebConfig, type WebConfig } from './web-config.js';
 
 export interface Config {
@@ -96,6 +98,8 @@ export const envSchema = z.object({
         'a postgres:// or postgresql:// URL, e.g. postgres://collector:secret@db.example.com:5432/glacier',
     })
     .optional(),
+  /** DATABASE_URL_FILE, QUEUE_URL_FILE: the URLs read from files (src/config/url-file.ts). */
+  ...urlFileEnvShape,
   /** PostgreSQL: connections of each process's pool. @defaultValue 10 */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   /** PostgreSQL over TLS: the CA file, client certificate and key (src/config/database.ts). */
@@ -130,6 +134,28 @@ export interface LoadConfigOptions {
   configPath?: string | undefined;
   /** A config already in memory (the demo), validated as a file would be; wins over any path. */
   file?: unknown;
+  /** What the command reads of the configuration; everything, refusing any invalid section, by default. */
+  reads?: ConfigReads;
+}
+
+/**
+ * What a command reads of the configuration. A command that neither calls the API nor runs a job
+ * (`migrate`, `status`, `report …`, `backup`) is never kept from working by a job section it does not
+ * run: an invalid one is said (the problems `start` would refuse it for) and left out. Reading less is
+ * also starting sooner: `migrate` and `backup` read no config file, and only `start` and `config check`
+ * read the metrics web config (its files, its bcrypt hashes).
+ */
+export interface ConfigReads {
+  /** The config file (false: the environment only, every section at its default). @defaultValue true */
+  file?: boolean;
+  /**
+   * `refuse`: an invalid `jobs.<job>` section fails the load (ConfigError, exit 2): `start`, `run`,
+   * `config check`. `warn`: it is left out (the job reads as not configured) and its problems go to
+   * `warnings`. @defaultValue 'refuse'
+   */
+  invalidJobs?: 'refuse' | 'warn';
+  /** METRICS_WEB_CONFIG read and checked. @defaultValue true */
+  webConfig?: boolean;
 }
 
 /** Reads and validates the environment and the config file once; throws ConfigError naming every bad key. */
@@ -139,8 +165,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   // `GLACIER_API_KEY=` (an unset `${VAR}` in compose) means unset, not an invalid empty value.
   const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   refuseControlCharacters(given);
-  // A redis:// QUEUE_URL is read as REDIS_URL: what reaches Redis reads that.
-  const present = normalizeQueueEnv(given);
+  // A redis:// QUEUE_URL is read as REDIS_URL: what reaches Redis reads that; a *_URL_FILE as its URL.
+  const present = normalizeQueueEnv(withUrlFiles(given, cwd));
   const parsedEnv = envSchema.safeParse(present, PARSED_ONCE);
   if (!parsedEnv.success) {
     const problems = describeIssues(parsedEnv.error.issues, maskEnv(present));
@@ -153,16 +179,19 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     : existsSync(resolve(cwd, DEFAULT_CONFIG_FILE))
       ? resolve(cwd, DEFAULT_CONFIG_FILE)
       : undefined;
+  const reads = options.reads ?? {};
+  const leftOut: string[] = [];
+  const invalidJobs = reads.invalidJobs === 'warn' ? leftOut : undefined;
   const file =
     options.file !== undefined
-      ? validateFileConfig(options.file, 'config')
-      : configPath
-        ? parseConfigFile(configPath)
+      ? validateFileConfig(options.file, 'config', undefined, invalidJobs)
+      : configPath && (reads.file ?? true)
+        ? parseConfigFile(configPath, invalidJobs)
         : fileConfigSchema.parse({}, PARSED_ONCE);
   const apiKey = readApiKey(e.GLACIER_API_KEY, e.GLACIER_API_KEY_FILE, cwd);
   const database = resolveDatabase(e, present, cwd);
   return {
-    warnings: unknownVariables(present),
+    warnings: [...unknownVariables(present), ...leftOut],
     apiKey,
     baseUrl: e.GLACIER_BASE_URL.replace(/\/+$/, ''),
     database,
@@ -174,7 +203,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     redis: resolveRedis(e, present, cwd),
     metricsHost: e.METRICS_HOST,
     metricsPort: e.METRICS_PORT,
-    metricsWebConfig: e.METRICS_WEB_CONFIG ? loadWebConfig(resolve(cwd, e.METRICS_WEB_CONFIG)) : undefined,
+    metricsWebConfig:
+      e.METRICS_WEB_CONFIG && (reads.webConfig ?? true)
+        ? loadWebConfig(resolve(cwd, e.METRICS_WEB_CONFIG))
+        : undefined,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     color: e.NO_COLOR === undefined,
@@ -244,7 +276,8 @@ function resolveBudget(budget: FileConfig['budget'], apiKey: string | undefined)
   };
 }
 
-export function parseConfigFile(path: string): FileConfig {
+/** `leftOut`: given, an invalid job section is left out and its problems said there instead of refused. */
+export function parseConfigFile(path: string, leftOut?: string[]): FileConfig {
   const text = readBoundedFile(path, 'config file');
   let raw: unknown;
   let doc: Document | undefined;
@@ -270,7 +303,7 @@ export function parseConfigFile(path: string): FileConfig {
       },
     );
   }
-  return validateFileConfig(raw, `config file ${path}`, doc);
+  return validateFileConfig(raw, `config file ${path}`, doc, leftOut);
 }
 
 /**
@@ -278,28 +311,107 @@ export function parseConfigFile(path: string): FileConfig {
  * (YAML's unquoted `0x…` or chain id) is reported, and its text as written put in its place, so the
  * checks behind it (addresses, chain ids) run in the same pass instead of on the next check.
  */
-function validateFileConfig(raw: unknown, what: string, doc?: Document): FileConfig {
+function validateFileConfig(raw: unknown, what: string, doc?: Document, leftOut?: string[]): FileConfig {
   let input = raw ?? {};
-  const quoteThem: string[] = [];
-  for (let round = 0; round < 10; round++) {
+  let cloned = false;
+  const own = () => {
+    if (!cloned) input = structuredClone(input);
+    cloned = true;
+  };
+  const quoteThem: { problem: string; path: readonly PropertyKey[] }[] = [];
+  for (let round = 0; round < 20; round++) {
     const parsed = fileConfigSchema.safeParse(input, PARSED_ONCE);
     if (parsed.success && quoteThem.length === 0) return parsed.data;
     const issues = parsed.success ? [] : parsed.error.issues;
     const numbers = numbersForText(issues, input, doc);
-    if (numbers.length === 0) {
-      const problems = [
-        ...quoteThem,
-        ...describeIssues(issues, input, [], (path, key) => unknownKeyProblem(fileConfigSchema, path, key)),
-      ];
-      throw new ConfigError(`Invalid ${what}:\n  - ${problems.join('\n  - ')}`, problems);
+    if (numbers.length > 0) {
+      own();
+      for (const n of numbers) {
+        quoteThem.push({ problem: n.problem, path: n.path });
+        setAt(input, n.path, n.written);
+      }
+      continue;
     }
-    if (round === 0) input = structuredClone(input);
-    for (const n of numbers) {
-      quoteThem.push(n.problem);
-      setAt(input, n.path, n.written);
+    const problems = [
+      ...quoteThem.map((q) => q.problem),
+      ...describeIssues(issues, input, [], (path, key) => unknownKeyProblem(fileConfigSchema, path, key)),
+    ];
+    const sections = leftOut && jobSectionsOnly([...quoteThem, ...issues]);
+    if (!sections) throw new ConfigError(`Invalid ${what}:\n  - ${problems.join('\n  - ')}`, problems);
+    // Only job sections are wrong, and this command runs none: each is said once and read without
+    // its wrong entries (a bad node id among good ones), or left out when more than that is wrong.
+    own();
+    const jobs = (input as { jobs: Record<string, unknown> }).jobs;
+    for (const name of sections) {
+      const kept = withoutWrongEntries(name, jobs[name], issues);
+      if (kept === undefined) delete jobs[name];
+      else jobs[name] = kept;
+      leftOut.push(leftOutMessage(what, name, problems, kept !== undefined));
     }
+    quoteThem.length = 0;
   }
-  throw new ConfigError(`Invalid ${what}:\n  - ${quoteThem.join('\n  - ')}`, quoteThem);
+  throw new ConfigError(`Invalid ${what}:\n  - ${quoteThem.map((q) => q.problem).join('\n  - ')}`);
+}
+
+/** The `jobs.<job>` sections every issue is inside, or undefined when one is elsewhere (or names `jobs` itself). */
+function jobSectionsOnly(
+  issues: readonly { path: readonly PropertyKey[]; code?: string; keys?: string[] }[],
+): string[] | undefined {
+  const sections = new Set<string>();
+  for (const issue of issues) {
+    const [top, name] = issue.path;
+    // An unknown job (`jobs.rewardz`): a section no command runs, left out as well.
+    if (issue.path.length === 1 && top === 'jobs' && issue.code === 'unrecognized_keys' && issue.keys) {
+      for (const key of issue.keys) sections.add(key);
+      continue;
+    }
+    if (top !== 'jobs' || typeof name !== 'string') return undefined;
+    sections.add(name);
+  }
+  return sections.size > 0 ? [...sections] : undefined;
+}
+
+/**
+ * The section `jobs.<name>` without the list entries the issues point at (`nodeIds[0]`), when that
+ * is all that is wrong with it and what is left passes; undefined when the section is to be left out.
+ */
+function withoutWrongEntries(
+  name: string,
+  section: unknown,
+  issues: readonly z.core.$ZodIssue[],
+): unknown | undefined {
+  const schema = jobSectionSchemas[name as keyof typeof jobSectionSchemas];
+  const mine = issues.filter((i) => i.path[1] === name);
+  if (!schema || mine.length === 0 || section === null || typeof section !== 'object') return undefined;
+  const drop = new Map<string, Set<number>>();
+  for (const issue of mine) {
+    const [, , key, index] = issue.path;
+    if (typeof key !== 'string' || typeof index !== 'number') return undefined;
+    drop.set(key, (drop.get(key) ?? new Set()).add(index));
+  }
+  const kept: Record<string, unknown> = { ...(section as Record<string, unknown>) };
+  for (const [key, indexes] of drop) {
+    const list = kept[key];
+    if (!Array.isArray(list)) return undefined;
+    kept[key] = list.filter((_, i) => !indexes.has(i));
+  }
+  return schema.safeParse(kept, PARSED_ONCE).success ? kept : undefined;
+}
+
+/** What a command that runs no job says of an invalid job section: the problems `start` refuses it for. */
+function leftOutMessage(
+  what: string,
+  name: string,
+  problems: readonly string[],
+  entriesOnly: boolean,
+): string {
+  const own = problems.filter(
+    (p) => /^[.:\s=[]/.test(p.slice(`jobs.${name}`.length)) && p.startsWith(`jobs.${name}`),
+  );
+  const reading = entriesOnly
+    ? 'this command reads it without those entries'
+    : 'this command reads it as not configured';
+  return `${what}: jobs.${name} is invalid, so ${reading} (start, run and config check refuse it until it is fixed):\n  - ${(own.length > 0 ? own : problems).join('\n  - ')}`;
 }
 
 function readApiKey(key: string | undefined, keyFile: string | undefined, cwd: string): string | undefined {
@@ -375,13 +487,16 @@ export function maskUrlCredentials(url: string): string {
   try {
     u = new URL(url);
   } catch {
-    return url.replace(
-      /^([a-z][a-z0-9+.-]*:\/\/)?[^/]*@/i,
-      (_m, scheme: string | undefined) => `${scheme ?? ''}***@`,
+    return maskPasswordParameters(
+      url.replace(
+        /^([a-z][a-z0-9+.-]*:\/\/)?[^/]*@/i,
+        (_m, scheme: string | undefined) => `${scheme ?? ''}***@`,
+      ),
     );
   }
   if (u.username) u.username = '***';
   if (u.password) u.password = '***';
+  u.search = maskSearchPasswords(u.search);
   const text = u.toString();
   // new URL() adds a slash to a bare origin; keep the URL as given otherwise.
   return url.endsWith('/') || !text.endsWith('/') || u.pathname !== '/' ? text : text.slice(0, -1);

@@ -4,11 +4,11 @@
  * can share the store's database. The URL holds a password: print `printableQueue`, never the URL.
  */
 import type { ConnectionOptions } from 'node:tls';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ClientTls } from './client-tls.js';
 import { postgresSsl } from './database.js';
 import { ConfigError } from './errors.js';
-import { maskUrlPassword } from './url-password.js';
+import { maskPasswordParameters, maskUrlPassword } from './url-password.js';
 
 export type QueueConfig =
   | {
@@ -104,9 +104,11 @@ export function queueSchema(queuePrefix: string): string {
 export function maskQueueUrl(url: string): string {
   return (
     maskUrlPassword(url) ??
-    url.replace(
-      /^([a-z][a-z0-9+.-]*:\/\/)?[^/]*@/i,
-      (_m, scheme: string | undefined) => `${scheme ?? ''}***@`,
+    maskPasswordParameters(
+      url.replace(
+        /^([a-z][a-z0-9+.-]*:\/\/)?[^/]*@/i,
+        (_m, scheme: string | undefined) => `${scheme ?? ''}***@`,
+      ),
     )
   );
 }

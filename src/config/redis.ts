@@ -5,7 +5,7 @@
  * ioredis's options; nothing here connects.
  */
 import { resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { readBoundedFile } from './bounded-file.js';
 import { type ClientTls, clientTlsVars, printableClientTls, readClientTls } from './client-tls.js';
 import { ConfigError } from './errors.js';

@@ -3,7 +3,7 @@
  * or `forever`), and the check that no retention is shorter than what a job reads again on every
  * run (a row pruned inside that window would be collected again, and pruned again, for ever).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatDuration, parseDuration } from './durations.js';
 import type { FileConfig } from './schema.js';
 

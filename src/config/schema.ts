@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import cron from 'node-cron';
-import { z } from 'zod';
+import * as z from 'zod';
 import { clientDefaults } from '../upstream/defaults.js';
 import {
   canonicalNetwork,
@@ -509,6 +509,17 @@ export const budgetSchema = z.strictObject({
   /** @defaultValue the tier's compute units per day */
   computeUnitsPerDay: z.number().int().min(1).optional(),
 });
+
+/** Each job's section schema, by its key under `jobs`. */
+export const jobSectionSchemas = {
+  supply: supplyJobSchema,
+  transactions: transactionsJobSchema,
+  rewards: rewardsJobSchema,
+  usageMetrics: usageMetricsJobSchema,
+  signatures: signaturesJobSchema,
+  exports: exportsJobSchema,
+  maintenance: maintenanceJobSchema,
+} as const;
 
 export const fileConfigSchema = z
   .strictObject({

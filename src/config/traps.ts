@@ -9,7 +9,7 @@
  *   alias and fails with "Unexpected alias": say to quote it, showing the line quoted.
  */
 import type { Document } from 'yaml';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { closest } from '../runtime/closest.js';
 import { formatPath, valueAt } from './errors.js';
 

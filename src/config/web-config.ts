@@ -11,7 +11,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { readBoundedFile } from './bounded-file.js';
 import { ConfigError, describeIssues } from './errors.js';
 import { PARSED_ONCE } from './schema.js';

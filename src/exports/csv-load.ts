@@ -8,13 +8,8 @@ import { createReadStream } from 'node:fs';
 import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
-import {
-  createExportedTransactionsWriter,
-  NOTHING_RECORDED,
-  type RecordedFindings,
-  type Sql,
-  type Store,
-} from '../store/index.js';
+import type { Commit, FindingsWhere } from '../kernel/index.js';
+import { createExportedTransactionsWriter, type Sql, type Store } from '../store/index.js';
 import type { RejectedRecord } from '../upstream/index.js';
 import {
   type BuiltRow,
@@ -106,14 +101,16 @@ export interface LoadOptions {
   signal?: AbortSignal | undefined;
   /** The time recorded as `loaded_at`. */
   at: () => string;
-  /** New rows committed, after each batch's commit. */
-  onCommit?: (added: number) => void;
+  /**
+   * How each batch commits: a run's `ctx.commit`, which records the rows set aside (a key missing,
+   * a value out of bounds) in their batch's transaction, counts its new rows and notes what it set
+   * aside once committed. @defaultValue a plain transaction of `store`, which records nothing aside
+   */
+  commit?: Commit | undefined;
+  /** Where the rows set aside came from (`commit`'s `where`). */
+  where?: FindingsWhere | undefined;
   /** Bytes of the file read so far. */
   onProgress?: (bytes: number) => void;
-  /** Writes the rows set aside (a key missing, a value out of bounds) through `tx`, their batch's transaction. */
-  setAside?: (tx: Sql, rejected: RejectedRecord[]) => Promise<RecordedFindings>;
-  /** Told what each committed batch set aside for the first time. */
-  onSetAside?: (recorded: RecordedFindings) => void;
 }
 
 /**
@@ -151,12 +148,11 @@ export async function loadExportFile(
   let added = 0;
   let setAside = 0;
   let bytes = 0;
+  const commit: Commit = options.commit ?? ((work) => store.transaction(work));
   const write = (full: unknown[][], aside: RejectedRecord[], last: boolean) =>
-    store
-      .transaction(async (tx) => {
+    commit(
+      async (tx) => {
         const n = await writer.insert(tx, full);
-        const recorded =
-          aside.length > 0 ? ((await options.setAside?.(tx, aside)) ?? NOTHING_RECORDED) : NOTHING_RECORDED;
         if (last) {
           await writer.markLoaded(tx, {
             operationId: file.operationId,
@@ -164,15 +160,16 @@ export async function loadExportFile(
             loadedAt: options.at(),
           });
         }
-        return { n, recorded };
-      })
-      .then(({ n, recorded }) => {
-        added += n;
-        setAside += aside.length;
-        options.onCommit?.(n);
-        options.onSetAside?.(recorded);
-        options.onProgress?.(bytes);
-      });
+        const findings =
+          aside.length > 0 ? { endpoint: 'exportFile' as const, rejected: aside, drift: [] } : undefined;
+        return { rows: n, findings };
+      },
+      { where: options.where },
+    ).then((written) => {
+      added += written?.rows ?? 0;
+      setAside += aside.length;
+      options.onProgress?.(bytes);
+    });
   const failed = (done: (err?: Error | null) => void) => (err: unknown) =>
     done(err instanceof Error ? err : new Error(String(err)));
   // A full batch is written before the next record is taken (the parser waits meanwhile); the

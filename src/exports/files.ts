@@ -193,24 +193,18 @@ async function loadOnce(
       {
         signal: ctx.signal,
         at: () => iso(ctx),
-        onCommit: (n) => ctx.countRows(n),
         onProgress: (bytes) => ctx.progress.update(task, bytes, file.sizeBytes, 'bytes'),
+        commit: ctx.commit,
         // A row that fails is set aside under the exports job (whichever run loads the file).
-        setAside: (tx, rejected) =>
-          ctx.recordFindings(
-            tx,
-            { endpoint: 'exportFile', rejected, drift: [] },
-            {
-              job: 'exports',
-              scope: row.exportName,
-              context: {
-                exportName: row.exportName,
-                operationId: row.operationId,
-                operationType: row.operationType,
-              },
-            },
-          ),
-        onSetAside: ctx.noteFindings,
+        where: {
+          job: 'exports',
+          scope: row.exportName,
+          context: {
+            exportName: row.exportName,
+            operationId: row.operationId,
+            operationType: row.operationType,
+          },
+        },
       },
     );
     ctx.log.info({ operationId: row.operationId, rows, added, setAside }, 'export loaded');

@@ -246,7 +246,7 @@ async function noteDrift(ctx: JobContext, op: WithFindings<Operation>): Promise<
   const { findings, ...operation } = op;
   if (findings) {
     const where = { job: 'exports', scope: 'operations', context: {} };
-    ctx.noteFindings(await ctx.store.transaction((tx) => ctx.recordFindings(tx, findings, where)));
+    await ctx.commit(async () => ({ rows: 0, findings }), { where });
   }
   return operation;
 }

@@ -11,4 +11,15 @@ export {
   failureReason,
 } from './outcome.js';
 export { type RetryRejectedResult, retryRejectedRecords } from './retry-rejected.js';
-export { describeError, type RunDeps, type RunRequest, type RunSummary, runHandler, runJob } from './run.js';
+export {
+  type ContextParts,
+  createJobContext,
+  describeError,
+  newBooks,
+  type RunBooks,
+  type RunDeps,
+  type RunRequest,
+  type RunSummary,
+  runHandler,
+  runJob,
+} from './run.js';

@@ -6,7 +6,7 @@
 import type { Config, JobsConfig } from '../config/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
-import type { FindingsSource, RecordedFindings, RejectedRecordRow, Sql, Store } from '../store/index.js';
+import type { FindingsSource, RejectedRecordRow, Sql, Store } from '../store/index.js';
 import type { EndpointName } from '../upstream/endpoints.js';
 import type { DataApiClient, Findings, RejectedRecord } from '../upstream/index.js';
 
@@ -37,8 +37,44 @@ export function contextOf(record: Pick<RejectedRecordRow, 'context'>): Record<st
   }
 }
 
+/**
+ * What one transaction of a job wrote, as its `work` returns it to `ctx.commit`: the rows written
+ * (new or changed) and what the checks of the answer behind them found (records set aside, drift),
+ * which the kernel records in the same transaction. More members may ride along: `commit` hands the
+ * whole object back once committed.
+ */
+export interface Written {
+  rows: number;
+  findings?: Findings | undefined;
+}
+
+export interface CommitOptions {
+  /** Serializes the transactions naming the same key (a stream's cursor lock: `cursorLock`). */
+  lock?: string | undefined;
+  /**
+   * Where the findings came from (the job is the run's own unless it says another).
+   * @defaultValue `{ scope: 'all', context: {} }`
+   */
+  where?: FindingsWhere | undefined;
+}
+
+/**
+ * The one way a job writes: runs `work` in one transaction and records the findings it returns in
+ * that same transaction; once it committed, the kernel counts its rows in the run's `rows_written`
+ * and notes its findings (a log line per record set aside and per drift name seen for the first
+ * time, `glacier_records_rejected_total`), so a run that fails half-way still says what it committed.
+ * `work` resolving to undefined means nothing to write: the transaction commits empty, nothing is
+ * counted, and `commit` resolves to undefined. What `work` throws rolls it all back and is thrown.
+ */
+export type Commit = <W extends Written>(
+  work: (tx: Sql) => Promise<W | undefined>,
+  options?: CommitOptions,
+) => Promise<W | undefined>;
+
 /** What a job handler gets: the real instances, built once by the entry point. */
 export interface JobContext {
+  /** The run's job name (a follow-up run in-process runs within its parent's run, under its name). */
+  job: string;
   /** The run's `job_runs` id (what a load in progress names, so that a crash in it is told). */
   runId?: number | undefined;
   client: DataApiClient;
@@ -46,9 +82,11 @@ export interface JobContext {
   log: Logger;
   clock: Clock;
   signal: AbortSignal;
+  /** Writes through one transaction and keeps the run's books of it (see `Commit`). */
+  commit: Commit;
   /**
-   * Counts rows a committed transaction wrote (new or changed). Call it right after each commit:
-   * the run's `rows_written` is the sum, so a run that fails half-way still says what it committed.
+   * Counts rows that a store function wrote in a transaction of its own (an export operation
+   * recorded): what `commit` does for the work it runs. Call it right after that function returns.
    */
   countRows(n: number): void;
   /**
@@ -58,17 +96,6 @@ export interface JobContext {
    * right after each commit, as `countRows`: a run cut short still records what it deleted.
    */
   countRemoved(table: string, n: number): void;
-  /**
-   * Writes what the checks of an answer found (records set aside, drift) through `tx`, the
-   * transaction of the page they came with (nothing when `findings` is undefined). Call
-   * `noteFindings` with the result once that transaction committed.
-   */
-  recordFindings(tx: Sql, findings: Findings | undefined, where: FindingsWhere): Promise<RecordedFindings>;
-  /**
-   * One log line per record set aside and per drift name seen for the first time (never per
-   * sighting), and the run's count of records set aside (`glacier_records_rejected_total`).
-   */
-  noteFindings(recorded: RecordedFindings): void;
   /** Progress of long work (a backfill, a download), for a terminal; a no-op elsewhere. */
   progress: ProgressSink;
   /** What must never be stored or logged (the API key…): upstream text a handler stores goes through scrubSecrets. */

@@ -15,12 +15,14 @@ import {
   NOTHING_RECORDED,
   type RecordedFindings,
   recordFindings,
+  type Sql,
   type Store,
   startJobRun,
 } from '../store/index.js';
 import { createMeter, type DataApiClient, type RejectReason } from '../upstream/index.js';
 import { type FollowUps, runFollowUps } from './follow-ups.js';
 import {
+  type CommitOptions,
   type Continuation,
   findJob,
   type Job,
@@ -31,6 +33,7 @@ import {
   type JobList,
   type ProgressSink,
   silentProgress,
+  type Written,
 } from './job.js';
 import { classifyFailure, type Failure } from './outcome.js';
 import { retryRejectedRecords } from './retry-rejected.js';
@@ -170,10 +173,8 @@ export async function runHandler<P>(
   const started = deps.clock.now();
   const meter = createMeter();
   let runId: number | undefined;
-  let rowsWritten = 0;
-  const rowsRemoved: Record<string, number> = {};
-  const rejected: Partial<Record<RejectReason, number>> = {};
-  const scrub = (text: string) => scrubSecrets(text, deps.secrets ?? []);
+  const books = newBooks();
+  const { rowsRemoved, rejected } = books;
   let continuations: Continuation[] = [];
   let error: Error | undefined;
   try {
@@ -186,32 +187,20 @@ export async function runHandler<P>(
   const log = deps.log.child(runId === undefined ? { job, scope } : { job, scope, runId });
   if (runId !== undefined) {
     const signal = options.signal ?? new AbortController().signal;
-    const ctx: JobContext = {
-      runId,
-      client: deps.client.scoped({ meter, signal }),
-      store: deps.store,
-      log,
-      clock: deps.clock,
-      signal,
-      countRows: (n) => {
-        rowsWritten += n;
+    const ctx = createJobContext(
+      job,
+      {
+        runId,
+        client: deps.client.scoped({ meter, signal }),
+        store: deps.store,
+        log,
+        clock: deps.clock,
+        signal,
+        progress: options.progress,
+        secrets: deps.secrets,
       },
-      countRemoved: (table, n) => {
-        rowsRemoved[table] = (rowsRemoved[table] ?? 0) + n;
-      },
-      recordFindings: (tx, findings, where) =>
-        findings
-          ? recordFindings(tx, findings, {
-              ...where,
-              job: where.job ?? job,
-              at: new Date(deps.clock.now()).toISOString(),
-              scrub,
-            })
-          : Promise.resolve(NOTHING_RECORDED),
-      noteFindings: (recorded) => noteFindings(log, recorded, rejected),
-      progress: options.progress ?? silentProgress,
-      secrets: deps.secrets ?? [],
-    };
+      books,
+    );
     try {
       continuations = (await handler(payload, ctx))?.continuations ?? [];
     } catch (err) {
@@ -226,7 +215,7 @@ export async function runHandler<P>(
       await finishJobRun(deps.store, runId, {
         status: error ? 'failed' : 'succeeded',
         finishedAt: new Date(finished).toISOString(),
-        rowsWritten,
+        rowsWritten: books.rowsWritten,
         rowsRemoved,
         requests: usage.requests,
         computeUnits: usage.computeUnits,
@@ -240,7 +229,7 @@ export async function runHandler<P>(
       recordEndLater(deps, log, runId, {
         status: 'failed',
         finishedAt: new Date(finished).toISOString(),
-        rowsWritten,
+        rowsWritten: books.rowsWritten,
         rowsRemoved,
         requests: usage.requests,
         computeUnits: usage.computeUnits,
@@ -255,7 +244,7 @@ export async function runHandler<P>(
     scope,
     runId,
     status: error ? 'failed' : 'succeeded',
-    rowsWritten,
+    rowsWritten: books.rowsWritten,
     rowsRemoved,
     requests: usage.requests,
     computeUnits: usage.computeUnits,
@@ -273,7 +262,7 @@ export async function runHandler<P>(
   };
   const line = {
     status: summary.status,
-    rowsWritten,
+    rowsWritten: books.rowsWritten,
     ...(Object.keys(rowsRemoved).length > 0 && { rowsRemoved }),
     requests: usage.requests,
     computeUnits: usage.computeUnits,
@@ -283,6 +272,87 @@ export async function runHandler<P>(
   if (error) log.error({ ...line, err: message }, 'job run failed');
   else log.info(line, 'job run');
   return summary;
+}
+
+/** What a run counts of what it committed: its `job_runs` row's figures. */
+export interface RunBooks {
+  rowsWritten: number;
+  /** Rows deleted per table (`countRemoved`). */
+  rowsRemoved: Record<string, number>;
+  /** Records set aside for the first time, per reason. */
+  rejected: Partial<Record<RejectReason, number>>;
+}
+
+export function newBooks(): RunBooks {
+  return { rowsWritten: 0, rowsRemoved: {}, rejected: {} };
+}
+
+/** What a context is made of: the instances of the run, before the kernel adds its bookkeeping. */
+export type ContextParts = Pick<JobContext, 'runId' | 'client' | 'store' | 'log' | 'clock' | 'signal'> & {
+  progress?: ProgressSink | undefined;
+  secrets?: readonly string[] | undefined;
+};
+
+/**
+ * A job's context over `parts`, its books kept in `books` (the run's figures): `runHandler` makes
+ * one per run; a test or a bench that drives a handler's parts (the walk) alone makes its own.
+ */
+export function createJobContext(job: string, parts: ContextParts, books: RunBooks = newBooks()): JobContext {
+  const secrets = parts.secrets ?? [];
+  const countRows = (n: number) => {
+    books.rowsWritten += n;
+  };
+  return {
+    ...parts,
+    job,
+    commit: (work, options) =>
+      commitAndCount(parts, job, secrets, work, options, countRows, (recorded) =>
+        noteFindings(parts.log, recorded, books.rejected),
+      ),
+    countRows,
+    countRemoved: (table, n) => {
+      books.rowsRemoved[table] = (books.rowsRemoved[table] ?? 0) + n;
+    },
+    progress: parts.progress ?? silentProgress,
+    secrets,
+  };
+}
+
+/**
+ * The commit-order rule, in one place: the work and its findings in one transaction, then (only
+ * once it committed) its rows counted and its findings noted. A transaction that rolls back counts
+ * nothing and notes nothing, so the run's figures are what the database holds.
+ */
+async function commitAndCount<W extends Written>(
+  parts: Pick<ContextParts, 'store' | 'clock'>,
+  job: string,
+  secrets: readonly string[],
+  work: (tx: Sql) => Promise<W | undefined>,
+  options: CommitOptions | undefined,
+  countRows: (n: number) => void,
+  note: (recorded: RecordedFindings) => void,
+): Promise<W | undefined> {
+  const committed = await parts.store.transaction(
+    async (tx) => {
+      const written = await work(tx);
+      if (written === undefined) return undefined;
+      const where = options?.where ?? { scope: 'all', context: {} };
+      const recorded = written.findings
+        ? await recordFindings(tx, written.findings, {
+            ...where,
+            job: where.job ?? job,
+            at: new Date(parts.clock.now()).toISOString(),
+            scrub: (text) => scrubSecrets(text, secrets),
+          })
+        : NOTHING_RECORDED;
+      return { written, recorded };
+    },
+    options?.lock === undefined ? undefined : { lock: options.lock },
+  );
+  if (committed === undefined) return undefined;
+  countRows(committed.written.rows);
+  note(committed.recorded);
+  return committed.written;
 }
 
 /**

@@ -7,6 +7,7 @@
 export const rewardsFormatHelp = {
   table: 'the rows, a subtotal per month and a total',
   csv: 'the rows only, one line per reward',
+  json: 'your income rows (as --summary counts them), their totals and what was left out',
   koinly: "Koinly's Universal custom CSV import, rewards as income, pending ones left out",
   cointracking: "CoinTracking's CSV import, rewards as Staking income, pending ones left out",
 } as const;

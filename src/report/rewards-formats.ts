@@ -20,11 +20,24 @@ export const REWARDS_CSV_HEADER = [
   'price',
   'currency',
   'value',
+  'owner',
+  'staking_type',
 ] as const;
 
 /** A row's cells in header order; a missing price or value is an empty cell, never 0. */
 function cells(r: RewardsReportRow): string[] {
-  return [r.date, r.address, r.nodeId, r.rewardType, r.amount, r.price ?? '', r.currency, r.value ?? ''];
+  return [
+    r.date,
+    r.address,
+    r.nodeId,
+    r.rewardType,
+    r.amount,
+    r.price ?? '',
+    r.currency,
+    r.value ?? '',
+    r.owner,
+    r.stakingType,
+  ];
 }
 
 /** CSV: the header and one line per reward; no totals (a spreadsheet sums them). */
@@ -47,11 +60,15 @@ export function formatRewardsTable(report: RewardsReport): string {
     '',
     report.currency,
     t.value,
+    '',
+    '',
   ];
   for (const { month, totals } of report.months) {
     for (const r of report.rows.filter((row) => row.date.startsWith(month))) {
       // A terminal reader sees why a value is missing; the CSV keeps the cell empty.
-      lines.push(r.priceStatus === 'pending' ? [...cells(r).slice(0, 7), 'pending'] : cells(r));
+      const row = cells(r);
+      if (r.priceStatus === 'pending') row[7] = 'pending';
+      lines.push(row);
     }
     rules.push(lines.length);
     lines.push(totalRow(`${month} subtotal`, totals));
@@ -73,6 +90,11 @@ export interface RewardsFormat {
   write: (report: RewardsReport) => string;
   /** True for tax-tool imports: pending rewards are left out, with a line on standard error. */
   income: boolean;
+  /**
+   * Which rows the report holds (rewards.ts): `records`, every reward of the subjects; `income`,
+   * the user's own income only (what is left out is said on standard error).
+   */
+  view: 'records' | 'income';
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -91,7 +113,9 @@ function utcParts(seconds: number) {
 
 /** What the reward was, for the tools' free-text column. */
 function describeReward(r: RewardsReportRow): string {
-  return `Avalanche ${r.rewardType} staking reward, node ${r.nodeId}, for ${r.address}, utxo ${r.utxoId}`;
+  const kind =
+    r.stakingType === 'fixed' ? '' : ` (${r.stakingType === 'autoRenewed' ? 'auto-renewed' : r.stakingType})`;
+  return `Avalanche ${r.rewardType} staking reward${kind}, node ${r.nodeId}, for ${r.address}, utxo ${r.utxoId}`;
 }
 
 /**
@@ -187,13 +211,37 @@ export function incomeRows(report: RewardsReport): RewardsReportRow[] {
 function income(format: IncomeFormat): RewardsFormat {
   return {
     income: true,
+    view: 'income',
     write: (report) => stringifyCsv([format.header, ...incomeRows(report).map(format.row)]),
   };
 }
 
+/**
+ * JSON: the income rows (the summary's: pending ones kept, with their status), the totals and a
+ * `summary` of what was left out, for scripts.
+ */
+export function formatRewardsJson(report: RewardsReport): string {
+  const { rows, months, total, leftOut, invalid, ...head } = report;
+  return `${JSON.stringify(
+    {
+      ...head,
+      rows,
+      summary: {
+        total,
+        months,
+        leftOut,
+        invalid: invalid.length,
+      },
+    },
+    null,
+    2,
+  )}\n`;
+}
+
 export const rewardsFormats: Record<RewardsFormatName, RewardsFormat> = {
-  table: { write: formatRewardsTable, income: false },
-  csv: { write: formatRewardsCsv, income: false },
+  table: { write: formatRewardsTable, income: false, view: 'records' },
+  csv: { write: formatRewardsCsv, income: false, view: 'records' },
+  json: { write: formatRewardsJson, income: false, view: 'income' },
   koinly: income(koinly),
   cointracking: income(cointracking),
 };

@@ -10,6 +10,13 @@ import {
   type Store,
 } from '../store/index.js';
 import { bareAddress, canonicalNetwork, currencies } from '../upstream/endpoints.js';
+import {
+  ownerOf,
+  parseRewardTypes,
+  type RewardOwner,
+  type Subjects,
+  subjectsOf,
+} from './rewards-subjects.js';
 
 /**
  * The rewards report (`report rewards`): one row per reward that ended in a range of UTC days, with
@@ -30,8 +37,19 @@ export interface RewardsReportRequest {
   to: string;
   /** Prices of this currency; default: the rewards job's configured currency (usd without one). */
   currency?: string | undefined;
-  /** Only rewards of these addresses (`P-`/`X-` prefix optional) or node ids. */
+  /** Only rewards of these addresses (`P-`/`X-` prefix optional) or node ids, configured or not. */
   addresses?: readonly string[] | undefined;
+  /**
+   * `records` (csv, table): every reward of the subjects; `income` (the tax-tool imports, the
+   * summary, json): only the user's own income, the delegators' rewards of a node left out and said.
+   */
+  view?: 'records' | 'income' | undefined;
+  /** Only rewards of these types (`--reward-type`); unknown ones are a ReportError. */
+  rewardTypes?: readonly string[] | undefined;
+  /** The income view keeps a node's delegators' rewards too (`--include-delegators`). */
+  includeDelegators?: boolean | undefined;
+  /** Rewards of subjects no longer configured stay in (`--all-subjects`). */
+  allSubjects?: boolean | undefined;
 }
 
 /**
@@ -53,11 +71,16 @@ export interface RewardsReportRow {
   /**
    * Whom the reward was collected for: the configured addresses among its owners (several, space
    * separated, when it belongs to more than one: the reward is still one row, counted once), else
-   * the configured node id it was paid for, else (no longer configured) its owner addresses.
+   * the configured node id it was paid for, else (`--all-subjects`, no longer configured) its owner
+   * addresses.
    */
   address: string;
+  /** Whose reward it is (rewards-subjects.ts): a configured address's, the node operator's, a delegator's. */
+  owner: RewardOwner;
   nodeId: string;
   rewardType: string;
+  /** `fixed`, or `autoRenewed` for a cycle of an auto-renewed validation (ACP-236). */
+  stakingType: string;
   /** AVAX, exact, with the asset's decimals (9). */
   amount: string;
   /** Price of one AVAX at reward time in `currency`, as stored; undefined when none is stored. */
@@ -90,7 +113,22 @@ export interface InvalidReward {
   reason: string;
 }
 
+/**
+ * Rewards of the range the report left out, one entry per kind: a node's rewards paid to its
+ * delegators (per reward type; the income view without `--include-delegators`), or rewards of
+ * subjects no longer configured (`unconfigured`, with their node ids).
+ */
+export interface LeftOutRewards {
+  kind: 'delegator' | 'unconfigured';
+  /** For `delegator`: the reward type. */
+  rewardType?: string;
+  totals: RewardsTotals;
+  /** For `unconfigured`: the node ids the rewards were paid for, with how many each, most first. */
+  nodeIds?: { nodeId: string; rewards: number }[];
+}
+
 export interface RewardsReport {
+  view: 'records' | 'income';
   network: string;
   currency: string;
   from: string;
@@ -98,6 +136,8 @@ export interface RewardsReport {
   rows: RewardsReportRow[];
   /** Rewards of the range left out of `rows` and the totals: their stored values are invalid. */
   invalid: InvalidReward[];
+  /** Rewards of the range left out of `rows` and the totals by the subjects and the view. */
+  leftOut: LeftOutRewards[];
   months: { month: string; totals: RewardsTotals }[];
   total: RewardsTotals;
 }
@@ -158,7 +198,7 @@ async function pickSubjects(
   for (const subject of subjects) {
     if (!configured.includes(subject) && !(await hasRewardsFor(store, network, subject))) {
       throw new ReportError(
-        `--address "${subject}": no rewards collected for it on ${network}; ${
+        `--address/--node-id "${forTerminal(subject)}": no rewards collected for it on ${network}; ${
           configured.length ? `configured: ${configured.join(', ')}` : 'jobs.rewards is not configured'
         }`,
       );
@@ -167,11 +207,9 @@ async function pickSubjects(
   return subjects;
 }
 
-function collectedFor(r: PricedReward, job: RewardsJobConfig | undefined): string {
-  const configured = new Set(job?.addresses.map(bareAddress) ?? []);
-  const owned = r.addresses.filter((a) => configured.has(a));
-  if (owned.length) return owned.join(' ');
-  if (job?.nodeIds.includes(r.nodeId)) return r.nodeId;
+function collectedFor(r: PricedReward, owner: RewardOwner, subjects: Subjects): string {
+  if (owner === 'address') return r.addresses.filter((a) => subjects.addresses.has(a)).join(' ');
+  if (subjects.nodeIds.has(r.nodeId)) return r.nodeId;
   return r.addresses.join(' ') || r.nodeId;
 }
 
@@ -195,58 +233,103 @@ export async function buildRewardsReport(
   request: RewardsReportRequest,
 ): Promise<RewardsReport> {
   const { fromMs, toMs } = parseRange(request.from, request.to);
+  const types = parseRewardTypes(request.rewardTypes);
+  if (!types.ok) throw new ReportError(forTerminal(types.message));
+  const view = request.view ?? 'records';
   const network = canonicalNetwork(job?.network ?? 'mainnet');
   const currency = await pickCurrency(store, network, request.currency, job);
-  const subjects = await pickSubjects(store, network, request.addresses, job);
+  const named = await pickSubjects(store, network, request.addresses, job);
+  // Named subjects narrow the report to their rewards and count as configured (one no longer
+  // configured comes back that way); without them, the config's, and all with --all-subjects.
+  const configured = subjectsOf(job, bareAddress);
+  const subjects: Subjects = {
+    addresses: new Set([
+      ...configured.addresses,
+      ...[...(named ?? [])].filter((s) => !s.startsWith('NodeID-')),
+    ]),
+    nodeIds: new Set([...configured.nodeIds, ...[...(named ?? [])].filter((s) => s.startsWith('NodeID-'))]),
+    all: !named && request.allSubjects === true,
+  };
   // Both days are whole UTC days: [from 00:00, to + 1 day 00:00).
   const rewards = await listPricedRewards(store, network, currency, fromMs / 1000, (toMs + DAY_MS) / 1000);
   const invalid: InvalidReward[] = [];
-  const rows = rewards
-    .filter((r) => !subjects || subjects.has(r.nodeId) || r.addresses.some((a) => subjects.has(a)))
-    .flatMap((r): RewardsReportRow[] => {
-      const problem = invalidReward(r);
-      if (problem) {
-        invalid.push({ utxoId: r.utxoId, rewardTxHash: r.rewardTxHash, reason: problem });
-        return [];
-      }
-      const amount = new Big(`${r.amount}e-${r.assetDenomination}`);
-      const readAt = Date.parse(r.lastSeenAt) / 1000;
-      return [
-        {
-          date: new Date(r.endTimestamp * 1000).toISOString().slice(0, 10),
-          endTimestamp: r.endTimestamp,
-          address: collectedFor(r, job),
-          nodeId: r.nodeId,
-          rewardType: r.rewardType,
-          amount: amount.toFixed(r.assetDenomination),
-          price: r.price ?? undefined,
-          currency,
-          value: r.price === null ? undefined : amount.times(r.price).round(2, Big.roundHalfEven).toFixed(2),
-          priceStatus:
-            r.price !== null
-              ? 'priced'
-              : readAt < r.endTimestamp + PRICE_DELAY_SECONDS
-                ? 'pending'
-                : 'unpriced',
-          utxoId: r.utxoId,
-          rewardTxHash: r.rewardTxHash,
-          outputIndex: r.outputIndex,
-        },
-      ];
+  const rows: RewardsReportRow[] = [];
+  const delegators = new Map<string, RewardsReportRow[]>();
+  const unconfigured: RewardsReportRow[] = [];
+  for (const r of rewards) {
+    if (types.types && !types.types.has(r.rewardType)) continue;
+    // A subject named on the command line narrows the report: the others are not "left out".
+    if (named && !named.has(r.nodeId) && !r.addresses.some((a) => named.has(a))) continue;
+    const owner = ownerOf(r, subjects);
+    const problem = invalidReward(r);
+    if (problem) {
+      invalid.push({ utxoId: r.utxoId, rewardTxHash: r.rewardTxHash, reason: problem });
+      continue;
+    }
+    const row = reportRow(r, owner ?? 'delegator', owner ? collectedFor(r, owner, subjects) : '', currency);
+    if (owner === undefined) {
+      row.address = r.addresses.join(' ') || r.nodeId;
+      unconfigured.push(row);
+    } else if (owner === 'delegator' && view === 'income' && !request.includeDelegators) {
+      const list = delegators.get(r.rewardType) ?? [];
+      list.push(row);
+      delegators.set(r.rewardType, list);
+    } else {
+      rows.push(row);
+    }
+  }
+  const leftOut: LeftOutRewards[] = [...delegators.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([rewardType, list]) => ({ kind: 'delegator', rewardType, totals: totalsOf(list) }));
+  if (unconfigured.length) {
+    const counts = new Map<string, number>();
+    for (const row of unconfigured) counts.set(row.nodeId, (counts.get(row.nodeId) ?? 0) + 1);
+    leftOut.push({
+      kind: 'unconfigured',
+      totals: totalsOf(unconfigured),
+      nodeIds: [...counts.entries()]
+        .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+        .map(([nodeId, n]) => ({ nodeId, rewards: n })),
     });
+  }
   const months = [...new Set(rows.map((r) => r.date.slice(0, 7)))].map((month) => ({
     month,
     totals: totalsOf(rows.filter((r) => r.date.startsWith(month))),
   }));
   return {
+    view,
     network,
     currency,
     from: request.from,
     to: request.to,
     rows,
     invalid,
+    leftOut,
     months,
     total: totalsOf(rows),
+  };
+}
+
+function reportRow(r: PricedReward, owner: RewardOwner, address: string, currency: string): RewardsReportRow {
+  const amount = new Big(`${r.amount}e-${r.assetDenomination}`);
+  const readAt = Date.parse(r.lastSeenAt) / 1000;
+  return {
+    date: new Date(r.endTimestamp * 1000).toISOString().slice(0, 10),
+    endTimestamp: r.endTimestamp,
+    address,
+    owner,
+    nodeId: r.nodeId,
+    rewardType: r.rewardType,
+    stakingType: r.stakingType,
+    amount: amount.toFixed(r.assetDenomination),
+    price: r.price ?? undefined,
+    currency,
+    value: r.price === null ? undefined : amount.times(r.price).round(2, Big.roundHalfEven).toFixed(2),
+    priceStatus:
+      r.price !== null ? 'priced' : readAt < r.endTimestamp + PRICE_DELAY_SECONDS ? 'pending' : 'unpriced',
+    utxoId: r.utxoId,
+    rewardTxHash: r.rewardTxHash,
+    outputIndex: r.outputIndex,
   };
 }
 
@@ -287,6 +370,26 @@ export function describeInvalid(report: RewardsReport, limit = 20): string | und
     `warning: ${report.invalid.length} reward(s) of the range left out of this report and its totals: a stored value is invalid (set aside by later versions; see docs/operations.md, "A record was set aside").`,
     ...listed,
   ].join('\n');
+}
+
+/**
+ * The standard-error lines about rewards the report left out, one per kind (count, AVAX, value),
+ * or undefined when it left none out.
+ */
+export function describeLeftOut(report: RewardsReport, limit = 10): string | undefined {
+  if (report.leftOut.length === 0) return undefined;
+  const sums = (t: RewardsTotals) =>
+    `${t.amount} AVAX, ${t.value} ${report.currency}${t.unpriced ? ` (${t.unpriced} without a price, not in the value)` : ''}`;
+  return report.leftOut
+    .map((l) => {
+      if (l.kind === 'delegator') {
+        return `note: left out: ${l.totals.rewards} ${forTerminal(l.rewardType ?? '')} reward(s) of the configured node id(s) paid to their delegators, not to a configured address: ${sums(l.totals)}; --include-delegators puts them back.`;
+      }
+      const ids = (l.nodeIds ?? []).slice(0, limit).map((n) => `${forTerminal(n.nodeId)} (${n.rewards})`);
+      if ((l.nodeIds?.length ?? 0) > limit) ids.push(`… and ${(l.nodeIds?.length ?? 0) - limit} more`);
+      return `note: left out: ${l.totals.rewards} reward(s) of subjects no longer configured (paid for node id(s) ${ids.join(', ')}, or to their owner addresses): ${sums(l.totals)}; name them with --address or --node-id, or --all-subjects puts them back.`;
+    })
+    .join('\n');
 }
 
 function listRewards(rows: readonly RewardsReportRow[], limit: number): string[] {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { packageRoot } from './package-root.js';
 
 /** The package version, read on first use. */
@@ -22,8 +23,12 @@ function installedVersion(name: string): string {
 /** The commit the running build was made from (dist/build-info.json, see scripts/build-info.mjs). */
 function buildCommit(): string | undefined {
   try {
-    // Beside the compiled files (dist/build-info.json); from the sources (tsx) there is none.
-    const info = JSON.parse(readFileSync(new URL('../../build-info.json', import.meta.url), 'utf8')) as {
+    // In the dist/ folder this file was bundled into (dist/src/cli.js, dist/src/chunks/…); from the
+    // sources (tsx) there is no dist/ above and so no commit.
+    let dir = dirname(fileURLToPath(import.meta.url));
+    while (basename(dir) !== 'dist' && dir !== dirname(dir)) dir = dirname(dir);
+    if (basename(dir) !== 'dist') return undefined;
+    const info = JSON.parse(readFileSync(join(dir, 'build-info.json'), 'utf8')) as {
       commit?: string;
       builtAt?: string;
     };

@@ -1,11 +1,18 @@
 import { untrustedCertificateHint } from '../config/client-tls.js';
 import { type Config, databaseLocation, databaseSetting } from '../config/index.js';
+import { urlSecrets } from '../config/url-password.js';
 import type { RunDeps } from '../kernel/index.js';
 import type { Observer } from '../metrics/index.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { configuredLogger, createLogger, type Logger } from '../runtime/logger.js';
 import { packageVersion } from '../runtime/version.js';
-import { DatabaseOpenError, type OpenStoreOptions, openStore, type Store } from '../store/index.js';
+import {
+  DatabaseOpenError,
+  describeMigration,
+  type OpenStoreOptions,
+  openStore,
+  type Store,
+} from '../store/index.js';
 import { type ComputeUnitBudget, createDataApiClient, type DataApiClient } from '../upstream/index.js';
 import { createLifecycle, type Lifecycle } from './lifecycle.js';
 
@@ -38,6 +45,15 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const store = await openConfiguredStore(config, {
     // A pooled PostgreSQL connection the server dropped while idle: the pool replaces it.
     onIdleError: (err) => log.warn({ err: err.message }, 'an idle database connection failed'),
+    // Said before each is applied: a table rebuilt takes time in proportion to its rows.
+    onMigrations: (pending) => {
+      for (const m of pending) {
+        log.info(
+          { migration: m.tag, ...(m.note && { does: m.note }) },
+          `applying migration ${describeMigration(m)}`,
+        );
+      }
+    },
   });
   lifecycle.add('database', () => store.close());
   const client = createDataApiClient({
@@ -58,10 +74,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     store,
     log,
     clock,
-    // The API key, and the database password (a connection error may quote the URL it was given).
-    secrets: [config.apiKey, databasePassword(config), queuePassword(config)].filter((s): s is string =>
-      Boolean(s),
-    ),
+    // The API key, and the URLs' passwords (a connection error may quote the URL it was given).
+    secrets: [config.apiKey, ...urlSecretsOf(config)].filter((s): s is string => Boolean(s)),
     close: async () => {
       await lifecycle.release();
     },
@@ -95,17 +109,14 @@ export async function openConfiguredStore(
   }
 }
 
-/** The password of DATABASE_URL, if any (decoded, as a driver would quote it). */
-function databasePassword(config: Pick<Config, 'database'>): string | undefined {
-  return config.database.kind === 'postgres' ? urlPassword(config.database.url) : undefined;
-}
-
-/** The password of a PostgreSQL QUEUE_URL, if any. */
-function queuePassword(config: Partial<Pick<Config, 'queue'>>): string | undefined {
-  return config.queue?.kind === 'postgres' ? urlPassword(config.queue.url) : undefined;
-}
-
-function urlPassword(url: string): string | undefined {
-  const password = URL.canParse(url) ? new URL(url).password : '';
-  return password ? decodeURIComponent(password) : undefined;
+/**
+ * The secrets of the URLs the app may quote in an error: DATABASE_URL's, a PostgreSQL QUEUE_URL's and
+ * the Redis URL's passwords, in the user info or the query (`?password=`), decoded and as written.
+ */
+export function urlSecretsOf(config: Partial<Pick<Config, 'database' | 'queue' | 'redisUrl'>>): string[] {
+  return [
+    ...(config.database?.kind === 'postgres' ? urlSecrets(config.database.url) : []),
+    ...(config.queue?.kind === 'postgres' ? urlSecrets(config.queue.url) : []),
+    ...(config.redisUrl ? urlSecrets(config.redisUrl) : []),
+  ];
 }

@@ -4,6 +4,7 @@ import type { Account } from './auth.js';
 import type { RewardKey, RewardSource } from './data/rewards.js';
 import type { SupplySource } from './data/supply.js';
 import type { TransactionSource } from './data/transactions.js';
+import type { ValidatorSource } from './data/validators.js';
 import type { ExportedRange, ExportSettings, OperationStore } from './exports.js';
 import type { ServedLog } from './logs.js';
 import type { TokenCodec } from './pagination.js';
@@ -19,6 +20,9 @@ export interface SimContext {
   exportSettings: ExportSettings;
   txTokens: TokenCodec<number>;
   rewardTokens: TokenCodec<RewardKey>;
+  validators: ValidatorSource;
+  /** Tokens of the staking lists (validators, delegators, pending rewards): an index into the list. */
+  validatorTokens: TokenCodec<number>;
   /** Base of download URLs (no trailing slash). */
   publicUrl(): string;
 }

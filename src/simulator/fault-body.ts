@@ -73,6 +73,15 @@ export function spoilOneRecord(body: unknown, endpoint: FaultEndpoint): unknown 
     case 'signatures':
       record['signedMessage'] = 'not hex';
       break;
+    case 'validatorDetails':
+    case 'validators':
+      // A percentage outside 0..100 on an active one, a negative stake otherwise.
+      if ('uptimePerformance' in record) record['uptimePerformance'] = 150;
+      else record['amountStaked'] = '-5';
+      break;
+    case 'pendingRewards':
+      record['endTimestamp'] = 99_999_999_999;
+      break;
     default: {
       const first = Object.keys(record)[0];
       if (first !== undefined) record[first] = wrongType(record[first]);
@@ -82,22 +91,26 @@ export function spoilOneRecord(body: unknown, endpoint: FaultEndpoint): unknown 
 }
 
 /**
- * What a newer API would send: a field the OpenAPI does not list on every record (for rewards the
- * `stakingType` the official SDK's next release adds), an enum value it does not list on the first
+ * What a newer API would send: a field the OpenAPI does not list on every record, an enum value it does not list on the first
  * record, and in a transactions page a contract creation without `to` and another with `to: null`.
  */
 export function driftBody(body: unknown, endpoint: FaultEndpoint): unknown {
   const out = copy(body);
   const records = recordsOf(out);
   for (const record of records) {
-    if (endpoint === 'rewards') record['stakingType'] = 'fixed';
-    else record['simDriftField'] = 'a field the OpenAPI does not list (drift fault)';
+    if (endpoint === 'pendingRewards') record['stakingType'] = 'fixed';
+    else if (endpoint === 'validators' || endpoint === 'validatorDetails') {
+      record['stakingType'] = 'fixed';
+      record['simDriftField'] = 'a field the OpenAPI does not list (drift fault)';
+    } else record['simDriftField'] = 'a field the OpenAPI does not list (drift fault)';
   }
   const [first, second, third] = records;
   if (first) {
     if (endpoint === 'transactions' && isObject(first['method']))
       first['method']['callType'] = 'SIM_NEW_CALL_TYPE';
-    if (endpoint === 'rewards') first['rewardType'] = 'SIM_NEW_REWARD_TYPE';
+    if (endpoint === 'rewards' || endpoint === 'pendingRewards') first['rewardType'] = 'SIM_NEW_REWARD_TYPE';
+    if (endpoint === 'validators' || endpoint === 'validatorDetails')
+      first['stakingType'] = 'simNewStakingType';
     if (typeof first['groupedBy'] === 'string') first['groupedBy'] = 'simNewGrouping';
   }
   if (endpoint === 'transactions') {

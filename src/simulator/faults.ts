@@ -20,7 +20,7 @@
  * in 0..1 drawn from a RNG seeded by `seed` (default: the simulator's seed), one stream per endpoint.
  */
 import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type EndpointName, endpointNames } from '../upstream/endpoints.js';
 
 export type FaultEndpoint = EndpointName | 'download';

@@ -12,6 +12,7 @@ import type { CsvColumnSpec, CsvDefect } from './csv.js';
 import { createRewardSource, isRewardKey } from './data/rewards.js';
 import { createSupplySource } from './data/supply.js';
 import { createTransactionSource, isTxPosition } from './data/transactions.js';
+import { createValidatorSource } from './data/validators.js';
 import { createOperationStore, type ExportSettings } from './exports.js';
 import { createFaultEngine } from './fault-engine.js';
 import { type FaultConfig, loadFaultConfig } from './faults.js';
@@ -59,6 +60,11 @@ export interface SimulatorOptions {
     fileDefect?: CsvDefect;
   };
   faults?: FaultConfig;
+  /**
+   * Validators: `shortNodes` gives those node ids validations of `periodSeconds` each, back to back
+   * from the epoch, so that one ends during a demo or a test (the others last 14 to 90 days).
+   */
+  validators?: { shortNodes?: { nodeIds: readonly string[]; periodSeconds: number } };
   /** Base of downloadUrl. @defaultValue the server's own URL */
   publicUrl?: string;
   /**
@@ -163,6 +169,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     exportSettings: settings,
     txTokens: createTokenCodec({ seed, clock, ttlMs, isPosition: isTxPosition }),
     rewardTokens: createTokenCodec({ seed, clock, ttlMs, isPosition: isRewardKey }),
+    validators: createValidatorSource({
+      seed,
+      now: () => clock.now(),
+      epochMs,
+      shortNodes: options.validators?.shortNodes,
+    }),
+    validatorTokens: createTokenCodec({ seed, clock, ttlMs, isPosition: isTxPosition }),
     publicUrl: () => (options.publicUrl ?? url).replace(/\/+$/, ''),
   };
   const faults = createFaultEngine(options.faults, seed);

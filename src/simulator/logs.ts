@@ -1,6 +1,7 @@
 /** What the simulator received and served, kept for tests and the benchmark to compare against. */
 import type { EndpointName } from '../upstream/endpoints.js';
 import type { AvaxSupply, HistoricalReward, NativeTransaction, OperationStatusResponse } from './types.js';
+import type { DelegatorDetails, PendingReward, ValidatorDetails } from './validator-types.js';
 
 export interface SimRequestLog {
   method: string;
@@ -34,6 +35,9 @@ export interface ServedLog {
   signatures: { network: string; txHash: string; signedMessage: string }[];
   operations: OperationStatusResponse[];
   downloads: { operationId: string; bytes: number }[];
+  validators: ValidatorDetails[];
+  delegators: DelegatorDetails[];
+  pendingRewards: PendingReward[];
 }
 
 export function createServedLog(): ServedLog {
@@ -45,6 +49,9 @@ export function createServedLog(): ServedLog {
     signatures: [],
     operations: [],
     downloads: [],
+    validators: [],
+    delegators: [],
+    pendingRewards: [],
   };
 }
 

@@ -10,6 +10,7 @@ import type { TxStatusFilter } from './data/transactions.js';
 import { parseSubjects } from './routes/rewards.js';
 import type { AvaxSupply, HistoricalReward, NativeTransaction, OperationStatusResponse } from './types.js';
 import { networkGroup } from './validation.js';
+import type { DelegatorDetails, PendingReward, ValidatorDetails } from './validator-types.js';
 
 export interface GroundTruth {
   /** Every transaction existing now, newest first (the API's order). No network = mainnet, as the API. */
@@ -21,6 +22,12 @@ export interface GroundTruth {
     currency?: Currency,
   ): HistoricalReward[];
   supply(): AvaxSupply;
+  /** A node's validations now, newest start first (every status); undefined for a node the API does not know (404). */
+  validations(network: Network, nodeId: string): ValidatorDetails[] | undefined;
+  /** Delegations to a node's validations now, newest first. */
+  delegators(network: Network, nodeId: string): DelegatorDetails[];
+  /** Pending rewards of node ids and addresses now, ending soonest first. */
+  pendingRewards(network: Network, query: { addresses?: string[]; nodeIds?: string[] }): PendingReward[];
   signature(network: Network, txHash: string): string;
   operation(operationId: string): OperationStatusResponse | undefined;
   /** The rows of a finished export's CSV file (column name → cell), in file order; undefined if none. */
@@ -44,6 +51,19 @@ export function createGroundTruth(ctx: SimContext): GroundTruth {
     },
     supply() {
       return ctx.supply.at(ctx.clock.now());
+    },
+    validations(network, nodeId) {
+      return ctx.validators.validations(networkGroup(network), nodeId);
+    },
+    delegators(network, nodeId) {
+      return ctx.validators.delegators(networkGroup(network), nodeId);
+    },
+    pendingRewards(network, query) {
+      const subjects = parseSubjects(network, query.addresses?.join(','), query.nodeIds?.join(','));
+      return ctx.validators.pendingRewards(networkGroup(network), {
+        addresses: subjects.filter((s) => s.kind === 'address').map((s) => s.id),
+        nodeIds: subjects.filter((s) => s.kind === 'node').map((s) => s.id),
+      });
     },
     signature(network, txHash) {
       return signedMessage(ctx.seed, networkGroup(network), txHash);

@@ -87,6 +87,8 @@ export interface HistoricalReward {
   outputIndex: number;
   reward: AssetWithPriceInfo;
   rewardTxHash: string;
+  /** ACP-236 (the SDK's next release): present on the rewards of auto-renewed validations only. */
+  stakingType?: 'fixed' | 'autoRenewed';
 }
 
 export interface ListHistoricalRewardsResponse {

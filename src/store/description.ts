@@ -122,6 +122,8 @@ export const rewards = table(
     amount: decimal('amount').notNull(),
     /** JSON array of the reward's addresses, as sent; query them through reward_addresses. */
     addresses: json('addresses').notNull(),
+    /** `fixed`, or `autoRenewed` for an ACP-236 auto-renewed validation; `fixed` when the API sent none. */
+    stakingType: text('staking_type').notNull().default('fixed'),
     firstSeenAt: timestamp('first_seen_at').notNull(),
     lastSeenAt: timestamp('last_seen_at').notNull(),
   },
@@ -458,7 +460,7 @@ export const upstreamDrift = table(
     endpoint: text('endpoint').notNull(),
     /** `field` or `enumValue`. */
     kind: text('kind').notNull(),
-    /** The path (`historicalRewards[].stakingType`), or `path=value` for an enum value. */
+    /** The path (`historicalRewards[].simDriftField`), or `path=value` for an enum value. */
     name: text('name').notNull(),
     firstSeenAt: timestamp('first_seen_at').notNull(),
     lastSeenAt: timestamp('last_seen_at').notNull(),

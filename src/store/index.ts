@@ -2,6 +2,12 @@ export { DatabaseOpenError, DatabaseWriteError, diskFullError } from './errors.j
 export * from './exported-transactions.js';
 export * from './exports.js';
 export { appliedMigrations, checkWritable, shippedMigrations } from './health.js';
+export {
+  DatabaseNewerError,
+  describeMigration,
+  type MigrationListener,
+  type ShippedMigration,
+} from './migrations.js';
 export { type OpenStoreOptions, openStore } from './open.js';
 export * from './prune.js';
 export * from './rejected-records.js';

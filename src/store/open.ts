@@ -1,4 +1,5 @@
 import type { ConnectionOptions } from 'node:tls';
+import type { MigrationListener } from './migrations.js';
 import type { Store, StoreLocation } from './sql.js';
 import { openSqliteStore } from './sqlite.js';
 
@@ -13,6 +14,8 @@ export interface OpenStoreOptions {
   onIdleError?: (err: Error) => void;
   /** PostgreSQL: TLS with the DATABASE_TLS_* files (src/config/database.ts `postgresSsl`). */
   ssl?: ConnectionOptions | undefined;
+  /** Told the migrations about to be applied, before the first: `migrate` prints them, `start` logs them. */
+  onMigrations?: MigrationListener | undefined;
 }
 
 /** Opens the store at `location` and migrates it: a PostgreSQL database, or a SQLite file (created if needed). */

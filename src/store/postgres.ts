@@ -3,10 +3,22 @@ import { getTableColumns, getTableName } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { packageVersion } from '../runtime/version.js';
 import { DatabaseOpenError } from './errors.js';
+import {
+  type AppliedState,
+  CREATE_VERSIONS_TABLE,
+  DatabaseNewerError,
+  type MigrationListener,
+  migrationsFolder,
+  pendingMigrations,
+  RECORD_VERSION,
+  readShippedMigrations,
+  SELECT_VERSIONS,
+  VERSIONS_TABLE,
+} from './migrations.js';
 import * as pgSchema from './schema.pg.js';
 import { MAX_CACHED_STATEMENTS, numberPlaceholders, type Sql, type Store, type UpsertPlan } from './sql.js';
-import { migrationsFolder } from './sqlite.js';
 
 export interface OpenPostgresOptions {
   /** Apply pending migrations from drizzle/postgres/ (start-up and `migrate`). @defaultValue true */
@@ -17,6 +29,8 @@ export interface OpenPostgresOptions {
   onIdleError?: (err: Error) => void;
   /** TLS with the operator's CA and client certificate (`url` then holds no sslmode: it would win). */
   ssl?: ConnectionOptions | undefined;
+  /** Told the migrations it is about to apply, before the first (`migrate` prints them, `start` logs them). */
+  onMigrations?: MigrationListener | undefined;
 }
 
 /** Where the migrations table lives: the schema the tables are created in (first of the search_path). */
@@ -73,10 +87,11 @@ export async function openPostgresStore(
   // An idle client whose server went away emits here; unhandled, it would crash the process.
   pool.on('error', (err) => options.onIdleError?.(err));
   try {
-    if (options.migrate ?? true) await migrateLocked(pool);
+    if (options.migrate ?? true) await migrateLocked(pool, location, options.onMigrations);
     else await pool.query('SELECT 1');
   } catch (cause) {
     await pool.end().catch(() => undefined);
+    if (cause instanceof DatabaseNewerError) throw cause;
     throw new DatabaseOpenError(location, cause);
   }
 
@@ -318,6 +333,24 @@ async function lock(client: pg.Pool | pg.PoolClient, key: string): Promise<void>
   await client.query(xactLock('$1'), [key]);
 }
 
+/** What the schema records of its migrations and of the versions that made them. */
+async function postgresState(client: pg.PoolClient, schema: string): Promise<AppliedState> {
+  const exists = async (table: string) =>
+    (await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`"${schema}"."${table}"`]))
+      .rows[0]?.t != null;
+  const last = (await exists(MIGRATIONS_TABLE))
+    ? (
+        await client.query<{ at: string | null }>(
+          `SELECT MAX(created_at)::text AS at FROM "${schema}"."${MIGRATIONS_TABLE}"`,
+        )
+      ).rows[0]?.at
+    : null;
+  const versions = (await exists(VERSIONS_TABLE))
+    ? (await client.query<{ version: string }>(SELECT_VERSIONS)).rows.map((r) => r.version)
+    : [];
+  return { lastAppliedMs: last == null ? undefined : Number(last), versions };
+}
+
 function bind(params: readonly unknown[]): unknown[] {
   return params.map((p) => (p === undefined ? null : p));
 }
@@ -327,7 +360,11 @@ function bind(params: readonly unknown[]): unknown[] {
  * at once (a scheduler and workers on several hosts) apply each migration once; the others wait,
  * then find nothing left to do.
  */
-async function migrateLocked(pool: pg.Pool): Promise<void> {
+async function migrateLocked(
+  pool: pg.Pool,
+  location: string,
+  onMigrations?: MigrationListener,
+): Promise<void> {
   const client = await pool.connect();
   try {
     const schema = (await client.query<{ schema: string | null }>('SELECT current_schema() AS schema'))
@@ -339,11 +376,21 @@ async function migrateLocked(pool: pg.Pool): Promise<void> {
     const key = `glacier-collector:migrate:${schema}`;
     await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
     try {
+      const running = packageVersion();
+      const folder = migrationsFolder('postgres');
+      // Read under the lock, before anything is written: a database of a newer version is refused as it is.
+      const shipped = readShippedMigrations('postgres', folder);
+      const pending = pendingMigrations(shipped, await postgresState(client, schema), running, location);
+      if (pending.length > 0) onMigrations?.(pending);
       await migrate(drizzle(client), {
-        migrationsFolder: migrationsFolder('postgres'),
+        migrationsFolder: folder,
         migrationsSchema: schema,
         migrationsTable: MIGRATIONS_TABLE,
       });
+      if (!(await postgresState(client, schema)).versions.includes(running)) {
+        await client.query(CREATE_VERSIONS_TABLE);
+        await client.query(numberPlaceholders(RECORD_VERSION), [running, new Date().toISOString()]);
+      }
     } finally {
       await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]);
     }

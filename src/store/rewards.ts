@@ -1,4 +1,5 @@
 import { getTableColumns } from 'drizzle-orm';
+import { stakingTypeOf } from '../upstream/auto-renew.js';
 import { bareAddress, canonicalNetwork, type HistoricalReward } from '../upstream/index.js';
 import { rewardAddresses, rewardPrices, rewards } from './schema.js';
 import { planUpsert, type Sql } from './sql.js';
@@ -25,6 +26,7 @@ export function rewardRow(reward: HistoricalReward, network: string, seenAt: str
     assetType: reward.reward.type,
     amount: reward.reward.amount,
     addresses: JSON.stringify(reward.addresses),
+    stakingType: stakingTypeOf(reward),
     firstSeenAt: seenAt,
     lastSeenAt: seenAt,
   };
@@ -95,6 +97,8 @@ export interface PricedReward {
   utxoId: string;
   nodeId: string;
   rewardType: string;
+  /** `fixed`, `autoRenewed`, or a value a later API sent. */
+  stakingType: string;
   /** Unix seconds. */
   endTimestamp: number;
   /** Smallest units, decimal text. */
@@ -121,7 +125,7 @@ export async function listPricedRewards(
   const net = canonicalNetwork(network);
   const rows = await sql.all<Omit<PricedReward, 'addresses'>>(
     `SELECT r.utxo_id AS "utxoId", r.node_id AS "nodeId", r.reward_type AS "rewardType",
-       r.end_timestamp AS "endTimestamp", CAST(r.amount AS TEXT) AS amount,
+       r.staking_type AS "stakingType", r.end_timestamp AS "endTimestamp", CAST(r.amount AS TEXT) AS amount,
        r.asset_denomination AS "assetDenomination", CAST(p.value AS TEXT) AS price,
        r.reward_tx_hash AS "rewardTxHash", r.output_index AS "outputIndex", r.last_seen_at AS "lastSeenAt"
      FROM rewards r

@@ -1,10 +1,22 @@
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { packageRoot } from '../runtime/package-root.js';
+import { packageVersion } from '../runtime/version.js';
 import { DatabaseOpenError, DatabaseWriteError } from './errors.js';
+import {
+  type AppliedState,
+  CREATE_VERSIONS_TABLE,
+  DatabaseNewerError,
+  type MigrationListener,
+  migrationsFolder,
+  pendingMigrations,
+  RECORD_VERSION,
+  readShippedMigrations,
+  SELECT_VERSIONS,
+  VERSIONS_TABLE,
+} from './migrations.js';
 import {
   MAX_CACHED_STATEMENTS,
   type Sql,
@@ -18,6 +30,8 @@ export interface OpenSqliteOptions {
   migrate?: boolean;
   /** How long a writer waits for another process's lock. @defaultValue 5000 ms */
   busyTimeoutMs?: number;
+  /** Told the migrations it is about to apply, before the first (`migrate` prints them, `start` logs them). */
+  onMigrations?: MigrationListener | undefined;
 }
 
 /**
@@ -55,9 +69,10 @@ export function openSqliteStore(path: string, options: OpenSqliteOptions = {}): 
   }
   if (options.migrate ?? true) {
     try {
-      migrateOnce(db);
+      migrateOnce(db, path, options.onMigrations);
     } catch (cause) {
       db.close();
+      if (cause instanceof DatabaseNewerError) throw cause;
       throw new DatabaseOpenError(path, cause);
     }
   }
@@ -326,9 +341,18 @@ function isSqliteError(err: unknown): err is Error & { code: string } {
  * one; the loser fails on "already exists" after the winner committed, and a second pass, reading
  * the migrations table again, finds nothing left to do.
  */
-function migrateOnce(sqlite: Database.Database): void {
+function migrateOnce(sqlite: Database.Database, path: string, onMigrations?: MigrationListener): void {
   const db = drizzle(sqlite);
   const folder = migrationsFolder('sqlite');
+  const running = packageVersion();
+  // Read before anything is written: a database of a newer version is refused as it is.
+  const pending = pendingMigrations(
+    readShippedMigrations('sqlite', folder),
+    sqliteState(sqlite),
+    running,
+    path,
+  );
+  if (pending.length > 0) onMigrations?.(pending);
   try {
     migrate(db, { migrationsFolder: folder });
   } catch (err) {
@@ -337,12 +361,30 @@ function migrateOnce(sqlite: Database.Database): void {
     if (!(e instanceof Error)) throw err;
     migrate(db, { migrationsFolder: folder });
   }
+  if (!sqliteState(sqlite).versions.includes(running)) {
+    sqlite.exec(CREATE_VERSIONS_TABLE);
+    sqlite.prepare(RECORD_VERSION).run(running, new Date().toISOString());
+  }
 }
 
-/** drizzle/<dialect>/ at the package root. */
-export function migrationsFolder(dialect: 'sqlite' | 'postgres'): string {
-  return join(packageRoot(), 'drizzle', dialect);
+/** What the file records of its migrations and of the versions that made them. */
+function sqliteState(sqlite: Database.Database): AppliedState {
+  const has = (name: string) =>
+    sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+  const last = has('__drizzle_migrations')
+    ? (
+        sqlite.prepare('SELECT MAX(created_at) AS at FROM __drizzle_migrations').get() as {
+          at: number | null;
+        }
+      ).at
+    : null;
+  const versions = has(VERSIONS_TABLE)
+    ? (sqlite.prepare(SELECT_VERSIONS).all() as { version: string }[]).map((r) => r.version)
+    : [];
+  return { lastAppliedMs: last === null ? undefined : Number(last), versions };
 }
+
+export { migrationsFolder } from './migrations.js';
 
 /**
  * Creates the database's folder. A file where a folder of the path should be is said as such

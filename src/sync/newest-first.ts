@@ -1,13 +1,6 @@
-import {
-  advanceCursor,
-  cursorLock,
-  NOTHING_RECORDED,
-  type RecordedFindings,
-  readCursor,
-  type Sql,
-  type Store,
-} from '../store/index.js';
-import type { Findings, Page } from '../upstream/index.js';
+import type { FindingsWhere, JobContext } from '../kernel/job.js';
+import { advanceCursor, cursorLock, readCursor, type Sql } from '../store/index.js';
+import type { Page } from '../upstream/index.js';
 import { nextRequestSent, UpstreamHttpError } from '../upstream/index.js';
 
 /** How long a prefetch's request may take to reach the wire before the page's write starts anyway. */
@@ -26,8 +19,8 @@ const PREFETCH_SEND_WAIT_MS = 20;
  * - A pending token the API no longer accepts (tokens expire after 24 h) restarts the segment from
  *   the top, down to the same mark: more requests, nothing lost.
  * - A run with nothing new costs one request: the first page already holds the mark.
- * - A page's records that failed their checks are set aside (`recordFindings`) in the page's
- *   transaction: the page's good records are written and the cursor moves on all the same. The
+ * - A page's records that failed their checks are set aside (`ctx.commit` records the page's
+ *   findings) in the page's transaction: the page's good records are written and the cursor moves on all the same. The
  *   marks follow the good records only.
  * - Two walks of one stream at once (workers on two hosts, a stalled job taken over while it still
  *   runs) never both write: each page's transaction takes the stream's lock and checks that the
@@ -72,9 +65,15 @@ export function backfillComplete(cursor: NewestFirstCursor | undefined): boolean
   return cursor !== undefined && (cursor.highWater !== undefined || cursor.pending === undefined);
 }
 
-export interface NewestFirstOptions<T> {
-  store: Store;
-  job: string;
+/**
+ * What the walk needs of a job's context: the store, the job (its cursors are the job's), the clock
+ * (the cursor's time) and `commit`, which keeps the run's books of each page.
+ */
+export type WalkContext = Pick<JobContext, 'store' | 'job' | 'clock' | 'commit'>;
+
+/** One stream, as its job describes it: its cursor's scope and the domain callbacks. */
+export interface NewestFirstStream<T> {
+  /** The cursor's scope in sync_state (and of the page's findings). */
   scope: string;
   fetchPage: (pageToken: string | undefined) => Promise<Page<T>>;
   mark: (item: T) => Mark;
@@ -82,12 +81,8 @@ export interface NewestFirstOptions<T> {
   reached: (item: T, stopAt: Mark) => boolean;
   /** Writes a page through `tx`, the page's transaction; returns rows written. */
   write: (tx: Sql, items: T[]) => Promise<number>;
-  /** Told the rows of each committed page (the run's running total). */
-  countRows?: (n: number) => void;
-  /** Writes a page's findings (records set aside, drift) through `tx`, the page's transaction. */
-  recordFindings?: (tx: Sql, findings: Findings | undefined) => Promise<RecordedFindings>;
-  /** Told what each committed page set aside or saw for the first time. */
-  noteFindings?: (recorded: RecordedFindings) => void;
+  /** Where a page's findings came from, beside the stream's scope. @defaultValue no key prefix, empty context */
+  where?: Omit<FindingsWhere, 'scope'> | undefined;
   maxPages: number;
   /**
    * Fetch the next page while the current one is written (its token is known before the write).
@@ -101,7 +96,6 @@ export interface NewestFirstOptions<T> {
    * transactions feed: history before the first run is not the collector's to backfill).
    */
   backfill: boolean;
-  now: () => string;
 }
 
 export interface NewestFirstResult {
@@ -113,8 +107,12 @@ export interface NewestFirstResult {
   superseded: boolean;
 }
 
-export async function syncNewestFirst<T>(o: NewestFirstOptions<T>): Promise<NewestFirstResult> {
-  const stored = await readCursor<NewestFirstCursor>(o.store, o.job, o.scope);
+export async function syncNewestFirst<T>(
+  ctx: WalkContext,
+  stream: NewestFirstStream<T>,
+): Promise<NewestFirstResult> {
+  const o: Walk<T> = { ...stream, ctx };
+  const stored = await readCursor<NewestFirstCursor>(ctx.store, ctx.job, o.scope);
   const initial = stored ?? {};
   const state: WalkState = {
     rowsWritten: 0,
@@ -143,6 +141,9 @@ export async function syncNewestFirst<T>(o: NewestFirstOptions<T>): Promise<Newe
   return { rowsWritten: state.rowsWritten, pages: state.pages, complete: true, superseded: false };
 }
 
+/** A stream and the context it is walked in. */
+type Walk<T> = NewestFirstStream<T> & { ctx: WalkContext };
+
 interface WalkState {
   rowsWritten: number;
   pages: number;
@@ -154,7 +155,7 @@ interface WalkState {
 
 /** The backfill's progress after `items`, a page of the walk down to the end of the list. */
 function advanceProgress<T>(
-  o: NewestFirstOptions<T>,
+  o: Walk<T>,
   progress: BackfillProgress | undefined,
   items: readonly T[],
   rereading: boolean,
@@ -169,7 +170,7 @@ function advanceProgress<T>(
 }
 
 async function walk<T>(
-  o: NewestFirstOptions<T>,
+  o: Walk<T>,
   state: WalkState,
   startToken: string | undefined,
   startNewest: Mark | undefined,
@@ -225,24 +226,22 @@ async function walk<T>(
       prefetched.then(wait.stop, wait.stop);
       await wait.sent;
     }
-    const committed = await o.store.transaction(
+    const { ctx } = o;
+    const at = new Date(ctx.clock.now()).toISOString();
+    const committed = await ctx.commit(
       async (tx) => {
-        if (!(await advanceCursor(tx, o.job, o.scope, state.cursor, cursor, o.now()))) return undefined;
-        const written = await o.write(tx, page.items);
-        const recorded = page.findings
-          ? ((await o.recordFindings?.(tx, page.findings)) ?? NOTHING_RECORDED)
-          : NOTHING_RECORDED;
-        return { written, recorded };
+        if (!(await advanceCursor(tx, ctx.job, o.scope, state.cursor, cursor, at))) return undefined;
+        return { rows: await o.write(tx, page.items), findings: page.findings };
       },
-      { lock: cursorLock(o.job, o.scope) },
+      {
+        lock: cursorLock(ctx.job, o.scope),
+        where: { ...o.where, scope: o.scope, context: o.where?.context ?? {} },
+      },
     );
     if (committed === undefined) return 'superseded';
-    const { written, recorded } = committed;
     state.cursor = cursor;
     state.progress = progress;
-    state.rowsWritten += written;
-    o.countRows?.(written);
-    o.noteFindings?.(recorded);
+    state.rowsWritten += committed.rows;
     if (end) {
       state.highWater = cursor.highWater;
       return 'done';

@@ -5,7 +5,7 @@
  */
 
 import { Agent } from 'undici';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
 import { clientDefaults, isHeaderSafe } from './defaults.js';
@@ -68,6 +68,12 @@ import {
   type Transaction,
   type UsageBucket,
 } from './schemas.js';
+import {
+  listPendingRewardsEnvelopeSchema,
+  listValidatorDetailsEnvelopeSchema,
+  type PendingReward,
+  type Validator,
+} from './staking-schemas.js';
 
 /** An answer with what its checks found beside it: drift, and records set aside (absent when none). */
 export type WithFindings<T> = T & { findings?: Findings | undefined };
@@ -127,6 +133,26 @@ export interface ListHistoricalRewardsParams {
   sortOrder?: SortOrder | undefined;
   /** Currency of `historicalPrice`; the upstream defaults to usd. */
   currency?: Currency | undefined;
+}
+
+/** A node's validations: every status and subnet unless `validationStatus` narrows it. */
+export interface ListValidatorDetailsParams {
+  network: Network;
+  nodeId: string;
+  validationStatus?: 'active' | 'pending' | 'completed' | 'removed' | undefined;
+  sortOrder?: SortOrder | undefined;
+  pageSize?: number | undefined;
+  pageToken?: string | undefined;
+}
+
+/** At least one of `addresses` and `nodeIds` is required (checked before any request is sent). */
+export interface ListPendingRewardsParams {
+  network: Network;
+  addresses?: readonly string[] | undefined;
+  nodeIds?: readonly string[] | undefined;
+  sortOrder?: SortOrder | undefined;
+  pageSize?: number | undefined;
+  pageToken?: string | undefined;
 }
 
 /** Timestamps are Unix seconds, rounded down to 00:00 UTC by the upstream. */
@@ -195,6 +221,10 @@ export interface DataApiClient {
   ): Promise<WithFindings<SignatureResponse>>;
   createTransactionExport(body: CreateExportRequest, o?: CallOptions): Promise<WithFindings<Operation>>;
   getOperation(operationId: string, o?: CallOptions): Promise<WithFindings<Operation>>;
+  /** GET /v1/networks/{network}/validators/{nodeId} (20 CU): a 404 is the node the API does not know. */
+  listValidatorDetails(p: ListValidatorDetailsParams, o?: CallOptions): Promise<Page<Validator>>;
+  /** GET /v1/networks/{network}/rewards:listPending (100 CU). */
+  listPendingRewards(p: ListPendingRewardsParams, o?: CallOptions): Promise<Page<PendingReward>>;
   /**
    * A view of this client whose calls also count into `meter` and abort with `signal` (one per job run).
    * The view's `meter` is that meter (a fresh one if none is given); the parent's meters keep counting.
@@ -432,6 +462,46 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
         send({ endpoint: 'getOperation', params: { operationId }, schema: operationSchema }, ctx(o)).then(
           single('getOperation', operationSchema),
         ),
+
+      async listValidatorDetails(p, o) {
+        const res = await send(
+          {
+            endpoint: 'validatorDetails',
+            params: { network: p.network, nodeId: p.nodeId },
+            query: {
+              validationStatus: p.validationStatus,
+              sortOrder: p.sortOrder,
+              pageSize: p.pageSize,
+              pageToken: p.pageToken,
+            },
+            schema: listValidatorDetailsEnvelopeSchema,
+          },
+          ctx(o),
+        );
+        return pageOf('validatorDetails', listValidatorDetailsEnvelopeSchema, res, res.validators);
+      },
+
+      async listPendingRewards(p, o) {
+        const addresses = p.addresses?.length ? p.addresses : undefined;
+        const nodeIds = p.nodeIds?.length ? p.nodeIds : undefined;
+        if (!addresses && !nodeIds) throw new TypeError('listPendingRewards needs addresses or nodeIds');
+        const res = await send(
+          {
+            endpoint: 'pendingRewards',
+            params: { network: p.network },
+            query: {
+              addresses,
+              nodeIds,
+              sortOrder: p.sortOrder,
+              pageSize: p.pageSize,
+              pageToken: p.pageToken,
+            },
+            schema: listPendingRewardsEnvelopeSchema,
+          },
+          ctx(o),
+        );
+        return pageOf('pendingRewards', listPendingRewardsEnvelopeSchema, res, res.pendingRewards);
+      },
 
       scoped(s) {
         const scopedMeter = s.meter ?? createMeter();

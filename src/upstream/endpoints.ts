@@ -1,5 +1,5 @@
 /**
- * The nine Data API endpoints, named once for the client (its paths and the status a success answers),
+ * The Data API endpoints (the nine the project started from, and the four staking ones), named once for the client (its paths and the status a success answers),
  * the simulator (its routes), the planner and metrics; and the meter adding up what they cost.
  * Compute-unit costs and tiers: ../shared/reference/README.md ("Rate limits: compute units").
  */
@@ -33,6 +33,31 @@ export const endpoints = {
     successStatus: 201,
   },
   getOperation: { method: 'GET', path: '/v1/operations/{operationId}', computeUnits: 10, successStatus: 200 },
+  // Staking (../shared/reference/data-api-staking.openapi.json; costs from its README, "Learned since").
+  validatorDetails: {
+    method: 'GET',
+    path: '/v1/networks/{network}/validators/{nodeId}',
+    computeUnits: 20,
+    successStatus: 200,
+  },
+  validators: {
+    method: 'GET',
+    path: '/v1/networks/{network}/validators',
+    computeUnits: 20,
+    successStatus: 200,
+  },
+  delegators: {
+    method: 'GET',
+    path: '/v1/networks/{network}/delegators',
+    computeUnits: 20,
+    successStatus: 200,
+  },
+  pendingRewards: {
+    method: 'GET',
+    path: '/v1/networks/{network}/rewards:listPending',
+    computeUnits: 100,
+    successStatus: 200,
+  },
 } as const;
 
 export type EndpointName = keyof typeof endpoints;

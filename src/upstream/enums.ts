@@ -2,7 +2,7 @@
  * Enums of the Data API parameters and responses, from spec/data-api.openapi.json.
  * Networks, currencies and Primary Network chains live in endpoints.ts.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { primaryNetworkChains } from './endpoints.js';
 
 export const sortOrders = ['asc', 'desc'] as const;

@@ -13,7 +13,7 @@
  * - free text: no NUL character, bounded length.
  */
 import { isLosslessNumber } from 'lossless-json';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** 2009-01-01T00:00:00Z and 2100-01-01T00:00:00Z, Unix seconds. */
 export const MIN_UNIX_SECONDS = 1_230_768_000;

@@ -6,7 +6,7 @@ import { channel } from 'node:diagnostics_channel';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { type Dispatcher, request } from 'undici';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
 import { scrubSecrets } from '../runtime/secrets.js';

@@ -7,6 +7,8 @@ export {
   type DataApiClientOptions,
   type ListHistoricalRewardsParams,
   type ListLatestTransactionsParams,
+  type ListPendingRewardsParams,
+  type ListValidatorDetailsParams,
   type PrimaryNetworkRpcUsageMetricsParams,
   type SubnetRpcUsageMetricsParams,
   type WithFindings,
@@ -49,3 +51,4 @@ export {
   retryDelayMs,
 } from './retry.js';
 export * from './schemas.js';
+export * from './staking-schemas.js';

@@ -8,7 +8,7 @@
  *
  * Drift: what an answer carries that the OpenAPI does not list. Unknown fields are kept (the
  * schemas are loose) and unknown values of the open enums are stored as sent; both are also seen
- * here, named by their path in the answer (`historicalRewards[].stakingType`,
+ * here, named by their path in the answer (`historicalRewards[].simDriftField`,
  * `transactions[].method.callType=CONTRACT_DEPLOY`), so an operator learns of a change in the API
  * before a dashboard goes wrong (docs/operations.md, "The API changed").
  *
@@ -16,11 +16,12 @@
  * optionals' `unwrap()`, pipes' `in`/`out`), and the open enums' known values from their registry
  * (enums.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { excerpt } from '../escape/excerpt.js';
 import type { EndpointName } from './endpoints.js';
 import { openEnums } from './enums.js';
 import { BOUND } from './fields.js';
+import { NODE_ID } from './identifiers.js';
 import { parseJsonLossless } from './json.js';
 import {
   cb58Id,
@@ -33,6 +34,7 @@ import {
   usageMetricsValueSchema,
   usageRecordSchema,
 } from './schemas.js';
+import { pendingRewardSchema, validatorSchema } from './staking-schemas.js';
 
 /** Why a record was set aside: a failed shape (`schema`) or a value outside its domain bound (`bounds`). */
 export const REJECT_REASONS = ['schema', 'bounds'] as const;
@@ -106,9 +108,31 @@ export const recordSpecs = {
   subnetRpcUsageMetrics: usageSpec(rpcUsageMetricsValueSchema),
   /** A signature answer is one record; its key is the request's (network, txHash). */
   signatures: { schema: signatureResponseSchema, key: () => undefined, path: '' },
+  /** A validation: one per (node id, staking tx) on its network. */
+  validatorDetails: {
+    schema: validatorSchema,
+    key: (raw) => {
+      const node = valid(nodeIdShape, field(raw, 'nodeId'));
+      const tx = valid(cb58Id, field(raw, 'txHash'));
+      return node && tx ? `${node}:${tx}` : undefined;
+    },
+    path: 'validators[]',
+  },
+  /** A pending reward: one per (staking tx, reward type) on its network. */
+  pendingRewards: {
+    schema: pendingRewardSchema,
+    key: (raw) => {
+      const tx = valid(cb58Id, field(raw, 'txHash'));
+      const type = field(raw, 'rewardType');
+      return tx && typeof type === 'string' && /^[A-Z_]{1,64}$/.test(type) ? `${tx}:${type}` : undefined;
+    },
+    path: 'pendingRewards[]',
+  },
 } satisfies Partial<Record<EndpointName, RecordSpec<unknown>>>;
 
 export type RecordEndpoint = keyof typeof recordSpecs;
+
+const nodeIdShape = z.string().regex(NODE_ID);
 
 /** Usage records: `{ timestamp, value }`, keyed by bucket, grouping and group value. */
 function usageSpec<V extends typeof usageMetricsValueSchema | typeof rpcUsageMetricsValueSchema>(value: V) {

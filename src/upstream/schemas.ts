@@ -17,7 +17,8 @@
  * request (currencyCode) are strict.
  */
 import { isLosslessNumber } from 'lossless-json';
-import { z } from 'zod';
+import * as z from 'zod';
+import { stakingTypeField } from './auto-renew.js';
 import { currencies, networks, primaryNetworkChains } from './endpoints.js';
 import {
   apiUsageGroupBys,
@@ -210,6 +211,8 @@ export const historicalRewardSchema = z.looseObject({
   outputIndex: jsonPosition,
   reward: assetWithPriceInfoSchema,
   rewardTxHash: cb58Id,
+  /** ACP-236 (unreleased SDK 0.3.14, auto-renew.ts): absent today, which is `fixed`. */
+  stakingType: stakingTypeField,
 });
 export type HistoricalReward = z.output<typeof historicalRewardSchema>;
 

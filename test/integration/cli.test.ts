@@ -88,12 +88,17 @@ describe('glacier-collector CLI', () => {
     const env = onPostgres ? db.env : { DATABASE_PATH: join(dir, 'db', 'glacier.db') };
     const r = await runCli(['migrate'], env);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('up to date');
+    // Each migration named as it is applied; "up to date" only when none is.
+    expect(r.stdout).toMatch(/applying \d+ migrations:\n {2}0000_initial\n/);
+    expect(r.stdout).toMatch(/migrated: \d+ migrations applied \(glacier-collector \d+\.\d+\.\d+\)/);
+    expect(r.stdout).not.toContain('up to date');
     const location = 'DATABASE_URL' in env ? env.DATABASE_URL : env.DATABASE_PATH;
     const runs = await withStore(location, (s) => s.get<{ n: number }>('SELECT COUNT(*) AS n FROM job_runs'));
     expect(runs).toEqual({ n: 0 });
     const again = await runCli(['migrate'], env);
     expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('is up to date');
+    expect(again.stdout).not.toContain('applying');
   });
 
   it('refuses a duration out of range at start-up with exit code 2, naming the key and the range', async () => {

@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createJobContext } from '../../src/kernel/index.js';
+import { createManualClock } from '../../src/runtime/clock.js';
+import { createLogger } from '../../src/runtime/logger.js';
 import type { Store } from '../../src/store/index.js';
 import { readCursor } from '../../src/store/index.js';
 import { type NewestFirstCursor, syncNewestFirst } from '../../src/sync/newest-first.js';
@@ -51,15 +54,23 @@ function feed() {
   };
 }
 
+/** The walk's context: the job `test`, its cursors timed 2025-01-01, no client (the feed stands for it). */
+const walkContext = (store: Store) =>
+  createJobContext('test', {
+    client: undefined as never,
+    store,
+    log: createLogger({ level: 'silent', pretty: false }),
+    clock: createManualClock(Date.parse('2025-01-01T00:00:00.000Z')),
+    signal: new AbortController().signal,
+  });
+
 function run(
   store: Store,
   f: ReturnType<typeof feed>,
   opts: { maxPages?: number; backfill?: boolean; crashAfter?: number } = {},
 ) {
   let writes = 0;
-  return syncNewestFirst<number>({
-    store,
-    job: 'test',
+  return syncNewestFirst<number>(walkContext(store), {
     scope: 's',
     fetchPage: (token) => f.fetchPage(token),
     mark: (n) => ({ ts: n, id: String(n) }),
@@ -74,7 +85,6 @@ function run(
     },
     maxPages: opts.maxPages ?? 100,
     backfill: opts.backfill ?? true,
-    now: () => '2025-01-01T00:00:00.000Z',
   });
 }
 
@@ -189,9 +199,7 @@ describe('newest-first incremental sync', () => {
     const f = feed();
     f.add(9);
     const events: string[] = [];
-    const result = await syncNewestFirst<number>({
-      store,
-      job: 'test',
+    const result = await syncNewestFirst<number>(walkContext(store), {
       scope: 's',
       fetchPage: (token) => {
         events.push(`fetch ${token ?? 'top'}`);
@@ -205,7 +213,6 @@ describe('newest-first incremental sync', () => {
       },
       maxPages: 100,
       backfill: true,
-      now: () => '2025-01-01T00:00:00.000Z',
     });
     expect(result.rowsWritten).toBe(9);
     // Page 2 is asked for before page 1 is written; nothing is asked for after the last page.

@@ -229,7 +229,7 @@ describe('drift: what the OpenAPI does not list is stored, and seen', () => {
     expect(lines(c, 'the OpenAPI does not list')).toHaveLength(2);
   });
 
-  it('rewards: the stakingType of the SDK next release and a new reward type are stored as sent and seen', async () => {
+  it('rewards: a field the OpenAPI does not list and a new reward type are stored as sent and seen', async () => {
     const c = await setup();
     c.sim.setFaults({ endpoints: { rewards: { plan: [{ kind: 'drift' }] } } });
     const result = await run(c, 'rewards', rewards, rewardsPayload);
@@ -240,7 +240,7 @@ describe('drift: what the OpenAPI does not list is stored, and seen', () => {
     const names = await c.store.all<{ name: string }>('SELECT name FROM upstream_drift ORDER BY name');
     expect(names.map((n) => n.name)).toEqual([
       'historicalRewards[].rewardType=SIM_NEW_REWARD_TYPE',
-      'historicalRewards[].stakingType',
+      'historicalRewards[].simDriftField',
     ]);
     // Seen again later: counted, not logged again.
     c.sim.setFaults({ endpoints: { rewards: { plan: [{ kind: 'drift' }] } } });
@@ -488,7 +488,7 @@ describe('status and metrics show what was set aside', () => {
     expect(status.recordsSetAside[0]!.newest).not.toHaveProperty('raw');
     expect(status.drift.map((d) => d.name)).toEqual([
       'historicalRewards[].rewardType=SIM_NEW_REWARD_TYPE',
-      'historicalRewards[].stakingType',
+      'historicalRewards[].simDriftField',
     ]);
     const shown = formatStatus(status);
     expect(shown).toContain('records set aside: 1 (rejected_records;');
@@ -496,7 +496,7 @@ describe('status and metrics show what was set aside', () => {
       / {2}transactions: 1 \(bounds 1\); newest seen .* from transactions, 43114:0x[0-9a-f]{64}: blockTimestamp: out of bounds/,
     );
     expect(shown).toContain('upstream drift: fields and enum values the OpenAPI does not list');
-    expect(shown).toContain('  rewards: field historicalRewards[].stakingType (seen');
+    expect(shown).toContain('  rewards: field historicalRewards[].simDriftField (seen');
     expect(JSON.parse(JSON.stringify(status))).toMatchObject({ recordsSetAside: [{ job: 'transactions' }] });
     const body = (await metrics.expose()).body;
     expect(body).toContain('glacier_records_rejected_total{job_name="transactions",reason="bounds"} 1');

@@ -122,6 +122,8 @@ interface Expected {
   reward: SimulatedReward | HistoricalReward;
   /** Whom the report says it was collected for. */
   owner: string;
+  /** The `owner` column: a configured address's, the node operator's, or a delegator's of the node. */
+  kind: 'address' | 'node' | 'delegator';
   amount: string;
   /** Undefined: no price. */
   value: string | undefined;
@@ -150,6 +152,7 @@ function expectedRewards(): Expected[] {
       return {
         reward: r,
         owner: owners.length ? owners.join(' ') : nodeId,
+        kind: owners.length ? 'address' : r.rewardType === 'DELEGATOR' ? 'delegator' : 'node',
         amount: avax(r.reward.amount),
         value: price === undefined ? undefined : money(cents(r.reward.amount, price)),
         // Every reward was last read at the simulator's now: pending when younger than 24 h then.
@@ -157,6 +160,9 @@ function expectedRewards(): Expected[] {
       };
     });
 }
+
+/** The user's own income: what the tax-tool imports and the summary hold by default. */
+const incomeRewards = () => expectedRewards().filter((e) => e.kind !== 'delegator');
 
 /** The file's rows as objects keyed by its header, checking the header is the tool's. */
 function readBack(csv: string, header: readonly string[]): Record<string, string>[] {
@@ -181,7 +187,7 @@ async function report(args: string[]) {
 
 describe('report rewards income formats', () => {
   it('writes Koinly rows equal to the ground truth, pending rewards left out with a line on stderr', async () => {
-    const expected = expectedRewards();
+    const expected = incomeRewards();
     const r = await report(['--format', 'koinly']);
     const rows = readBack(r.stdout, koinly.header);
     const imported = expected.filter((e) => !e.pending);
@@ -220,8 +226,9 @@ describe('report rewards income formats', () => {
   });
 
   it('writes CoinTracking rows equal to the ground truth, Tx-IDs unique per output', async () => {
+    // With the delegators' rewards of the node (a provider's file): a delegation pays two outputs.
     const expected = expectedRewards().filter((e) => !e.pending);
-    const r = await report(['--format', 'cointracking']);
+    const r = await report(['--format', 'cointracking', '--include-delegators']);
     const rows = readBack(r.stdout, cointracking.header);
     expect(rows).toHaveLength(expected.length);
     rows.forEach((row, i) => {
@@ -264,7 +271,7 @@ describe('report rewards income formats', () => {
 
   for (const format of ['csv', 'table'] as const) {
     it(`sums the rows per UTC year and address exactly in the ${format} summary`, async () => {
-      const expected = expectedRewards();
+      const expected = incomeRewards();
       const r = await report(['--summary', 'year', '--format', format]);
       const groups = new Map<string, Expected[]>();
       for (const e of expected) {
@@ -316,4 +323,149 @@ describe('report rewards income formats', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("'month' is invalid");
   });
+});
+
+describe('report rewards: your income by default', () => {
+  // Several CLI runs each, run at once: a loaded machine takes seconds per run.
+  const BOUND = 180_000;
+
+  /** The delegators' rewards of the node: count, AVAX and value as the stderr line says them. */
+  function delegatorSums() {
+    const list = expectedRewards().filter((e) => e.kind === 'delegator');
+    const priced = list.filter((e) => e.value !== undefined);
+    return {
+      list,
+      amount: avax(list.reduce((s, e) => s + BigInt(e.reward.reward.amount), 0n)),
+      value: money(priced.reduce((s, e) => s + BigInt(e.value!.replace('.', '')), 0n)),
+    };
+  }
+
+  it(
+    "leaves the node's delegators' rewards out of the income files, the summary and json, and says so",
+    async () => {
+      const d = delegatorSums();
+      expect(d.list.length).toBeGreaterThan(0);
+      const line = `note: left out: ${d.list.length} DELEGATOR reward(s) of the configured node id(s) paid to their delegators, not to a configured address: ${d.amount} AVAX, ${d.value} usd`;
+      const runs = [
+        ['--format', 'koinly'],
+        ['--format', 'cointracking'],
+        ['--summary', 'year'],
+        ['--format', 'json'],
+      ];
+      const [koinlyRun, ...others] = await Promise.all(
+        [...runs, ['--format', 'json', '--include-delegators']].map((args) => report(args)),
+      );
+      const all = others.pop()!;
+      for (const [i, r] of [koinlyRun!, ...others].entries()) {
+        expect(r.stderr, runs[i]!.join(' ')).toContain(line);
+        expect(r.stdout).not.toContain(d.list[0]!.reward.utxoId);
+      }
+      const koinlyRows = readBack(koinlyRun!.stdout, koinly.header);
+      expect(koinlyRows).toHaveLength(incomeRewards().filter((e) => !e.pending).length);
+      const json = JSON.parse(others.at(-1)!.stdout);
+      expect(json.view).toBe('income');
+      expect(json.rows).toHaveLength(incomeRewards().length);
+      expect(json.summary.leftOut).toEqual([
+        {
+          kind: 'delegator',
+          rewardType: 'DELEGATOR',
+          totals: expect.objectContaining({ rewards: d.list.length, amount: d.amount, value: d.value }),
+        },
+      ]);
+      // --include-delegators puts them back, and nothing is said left out.
+      expect(JSON.parse(all.stdout).rows).toHaveLength(expectedRewards().length);
+      expect(all.stderr).not.toContain('left out:');
+    },
+    BOUND,
+  );
+
+  it(
+    'keeps every reward of the subjects in csv and table, with whose it is in the owner column',
+    async () => {
+      const expected = expectedRewards();
+      const [csv, table] = await Promise.all([report(['--format', 'csv']), report(['--format', 'table'])]);
+      const rows = parse(csv.stdout) as string[][];
+      const at = rows[0]!.indexOf('owner');
+      expect(at).toBeGreaterThan(0);
+      const byKind = (kind: string) => rows.slice(1).filter((row) => row[at] === kind).length;
+      for (const kind of ['address', 'node', 'delegator'] as const) {
+        expect(byKind(kind), kind).toBe(expected.filter((e) => e.kind === kind).length);
+        expect(byKind(kind), kind).toBeGreaterThan(0);
+      }
+      expect(table.stderr).not.toContain('left out:');
+      expect(table.stdout).toContain(' delegator');
+    },
+    BOUND,
+  );
+
+  it(
+    'filters every format by --reward-type; an unknown type is exit 2 naming the valid ones',
+    async () => {
+      const types = ['VALIDATOR', 'VALIDATOR_FEE'];
+      const [csvRun, jsonRun, koinlyRun, bad] = await Promise.all([
+        report(['--format', 'csv', '--reward-type', types.join(',')]),
+        report(['--format', 'json', '--reward-type', 'DELEGATOR']),
+        report(['--format', 'koinly', '--reward-type', 'VALIDATOR_FEE']),
+        runCli(['report', 'rewards', '--from', FROM, '--to', TO, '--reward-type', 'VALIDATOR,STAKING'], env),
+      ]);
+      const csv = parse(csvRun.stdout) as string[][];
+      expect(csv.length - 1).toBe(
+        expectedRewards().filter((e) => types.includes(e.reward.rewardType)).length,
+      );
+      const json = JSON.parse(jsonRun.stdout);
+      expect(json.rows.every((r: { rewardType: string }) => r.rewardType === 'DELEGATOR')).toBe(true);
+      expect(json.rows).toHaveLength(
+        incomeRewards().filter((e) => e.reward.rewardType === 'DELEGATOR').length,
+      );
+      const koinlyRows = readBack(koinlyRun.stdout, koinly.header);
+      expect(koinlyRows.length).toBeGreaterThan(0);
+      expect(koinlyRows.every((row) => row.Description!.includes('VALIDATOR_FEE'))).toBe(true);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain(
+        '--reward-type "STAKING": not a reward type; use one or more of VALIDATOR, DELEGATOR, VALIDATOR_FEE',
+      );
+    },
+    BOUND,
+  );
+
+  it(
+    'leaves subjects no longer configured out, named on stderr, back with --node-id or --all-subjects',
+    async () => {
+      // The node id replaced in the config: only the addresses stay.
+      const { env: narrowed, cleanup } = rewardsCliEnv(c, addresses, []);
+      try {
+        const gone = expectedRewards().filter((e) => e.kind !== 'address');
+        const run = (args: string[]) =>
+          runCli(['report', 'rewards', '--from', FROM, '--to', TO, '--format', 'csv', ...args], narrowed);
+        const [r, koinlyRun, namedRun, all, both, notNode] = await Promise.all([
+          run([]),
+          run(['--format', 'koinly']),
+          run(['--node-id', nodeId]),
+          run(['--all-subjects']),
+          run(['--all-subjects', '--node-id', nodeId]),
+          run(['--node-id', addresses[0]!]),
+        ]);
+        expect(r.code, r.stderr).toBe(0);
+        const rows = (parse(r.stdout) as string[][]).slice(1);
+        expect(rows).toHaveLength(expectedRewards().length - gone.length);
+        expect(rows.every((row) => row.at(-2) === 'address')).toBe(true);
+        expect(r.stderr).toContain(
+          `note: left out: ${gone.length} reward(s) of subjects no longer configured (paid for node id(s) ${nodeId} (${gone.length})`,
+        );
+        expect(koinlyRun.stderr).toContain(`${gone.length} reward(s) of subjects no longer configured`);
+        // Named, the node's rewards come back (its own rows only); --all-subjects keeps them all.
+        const named = (parse(namedRun.stdout) as string[][]).slice(1);
+        expect(named).toHaveLength(expectedRewards().filter((e) => e.reward.nodeId === nodeId).length);
+        expect(named.some((row) => row.at(-2) === 'delegator')).toBe(true);
+        expect((parse(all.stdout) as string[][]).slice(1)).toHaveLength(expectedRewards().length);
+        expect(all.stderr).not.toContain('left out:');
+        expect(both.code).toBe(2);
+        expect(notNode.code).toBe(2);
+        expect(notNode.stderr).toContain('not a node id');
+      } finally {
+        cleanup();
+      }
+    },
+    BOUND,
+  );
 });

@@ -69,6 +69,8 @@ function expectedRows(currency: Currency): { line: string; cents: bigint | undef
         price ?? '',
         currency,
         value === undefined ? '' : money(value),
+        owner ? 'address' : r.rewardType === 'DELEGATOR' ? 'delegator' : 'node',
+        r.stakingType ?? 'fixed',
       ].join(',');
       return { line, cents: value, nano: r.reward.amount };
     });
@@ -96,7 +98,9 @@ describe('report rewards', () => {
       );
       expect(r.code, r.stderr).toBe(0);
       const lines = r.stdout.trimEnd().split('\n');
-      expect(lines[0]).toBe('date,address,node_id,reward_type,amount_avax,price,currency,value');
+      expect(lines[0]).toBe(
+        'date,address,node_id,reward_type,amount_avax,price,currency,value,owner,staking_type',
+      );
       expect(lines.slice(1)).toEqual(expected.map((e) => e.line));
       // Every kind of row is there: address and node-id rewards, priced and not yet priced.
       expect(expected.length).toBeGreaterThan(20);
@@ -180,7 +184,7 @@ describe('report rewards', () => {
       });
       expect(r.stderr).toContain(cases[i]![1]);
     });
-  });
+  }, 120_000); // six CLI runs: seconds each on a loaded machine
 
   it.each([
     [{ from: '15/06/2025', to: TO }, '--from "15/06/2025": not a date'],
@@ -221,6 +225,25 @@ describe('report rewards', () => {
       expect(rows[0]!.address).toBe([...addresses].sort().join(' '));
       expect(report.total.rewards).toBe(report.rows.length);
     }
+  });
+
+  it("shows each reward's stakingType: as stored, fixed when the API sent none", async () => {
+    const auto = await storeReward('auto-renewed-utxo', (r) => {
+      r.stakingType = 'autoRenewed';
+    });
+    await storeReward('fixed-utxo', (r) => {
+      delete r.stakingType;
+    });
+    const report = await buildRewardsReport(c.store, job, { from: auto, to: auto });
+    expect(report.rows.find((r) => r.utxoId === 'auto-renewed-utxo')?.stakingType).toBe('autoRenewed');
+    expect(report.rows.find((r) => r.utxoId === 'fixed-utxo')?.stakingType).toBe('fixed');
+    const stored = await c.store.all<{ s: string }>(
+      "SELECT staking_type AS s FROM rewards WHERE utxo_id IN ('auto-renewed-utxo', 'fixed-utxo') ORDER BY utxo_id",
+    );
+    expect(stored.map((r) => r.s)).toEqual(['autoRenewed', 'fixed']);
+    const { koinly } = await import('../../src/report/rewards-formats.js');
+    const row = report.rows.find((r) => r.utxoId === 'auto-renewed-utxo')!;
+    expect(koinly.row(row).join(',')).toContain('staking reward (auto-renewed), node');
   });
 
   it('rounds values to cents half to even, exactly', async () => {

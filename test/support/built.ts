@@ -20,9 +20,9 @@ function newest(path: string): number {
   return latest;
 }
 
-/** Builds dist/ unless it is newer than every source (src/, jobs/, package.json, tsconfig*.json). */
+/** Builds dist/ unless it is newer than every source (src/, jobs/, package.json, the build script). */
 export function ensureBuilt(): void {
-  const sources = ['src', 'jobs', 'package.json', 'tsconfig.json', 'tsconfig.build.json'].map((p) =>
+  const sources = ['src', 'jobs', 'package.json', 'scripts/build.mjs', 'scripts/build-info.mjs'].map((p) =>
     join(root, p),
   );
   const built = existsSync(marker) ? statSync(marker).mtimeMs : 0;

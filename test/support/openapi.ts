@@ -1,5 +1,6 @@
 /**
- * Validates response bodies against the schemas of spec/data-api.openapi.json, so the simulator (and
+ * Validates response bodies against the schemas of spec/data-api.openapi.json and
+ * spec/data-api-staking.openapi.json (the staking endpoints), so the simulator (and
  * anything else under test) cannot drift from the real shapes. JSON Schema 2020-12 via Ajv: the
  * component schemas become one document, `#/components/schemas/X` refs point into it, and the schema
  * of each (operation, status) is compiled once on first use.
@@ -19,12 +20,23 @@ interface OpenApiDocument {
 }
 
 const SPEC_URL = new URL('../../spec/data-api.openapi.json', import.meta.url);
+const STAKING_SPEC_URL = new URL('../../spec/data-api-staking.openapi.json', import.meta.url);
 const COMPONENTS_ID = 'https://glacier-collector.local/openapi-components.json';
-const spec = JSON.parse(readFileSync(SPEC_URL, 'utf8')) as OpenApiDocument;
+const read = (url: URL) => JSON.parse(readFileSync(url, 'utf8')) as OpenApiDocument;
+const base = read(SPEC_URL);
+const staking = read(STAKING_SPEC_URL);
+/** Both documents as one: their paths, and their components (the error bodies they share are the same). */
+const spec: OpenApiDocument = {
+  paths: { ...base.paths, ...staking.paths },
+  components: { schemas: { ...base.components.schemas, ...staking.components.schemas } },
+};
 
 function rewriteRefs(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(rewriteRefs);
   if (value === null || typeof value !== 'object') return value;
+  // OpenAPI 3.0's `nullable` (the staking document's geolocation): null, or the schema.
+  const { nullable, ...rest } = value as Record<string, unknown>;
+  if (nullable === true) return { anyOf: [{ type: 'null' }, rewriteRefs(rest)] };
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
     out[key] =
@@ -46,6 +58,8 @@ ajv.addKeyword({
   keyword: 'example',
   schemaType: ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'],
 });
+// OpenAPI's `discriminator` is a hint for code generators; `oneOf` decides.
+ajv.addKeyword({ keyword: 'discriminator', schemaType: 'object' });
 addFormats(ajv);
 ajv.addSchema({ $id: COMPONENTS_ID, $defs: rewriteRefs(spec.components.schemas) as Record<string, unknown> });
 

@@ -6,6 +6,7 @@ import { listRewards } from './rewards.js';
 import { getAggregatedSignatures, getSupply } from './simple.js';
 import { listTransactions } from './transactions.js';
 import { getApiUsageMetrics, getPrimaryNetworkRpcUsageMetrics, getSubnetRpcUsageMetrics } from './usage.js';
+import { getValidatorDetails, listDelegators, listPendingRewards, listValidators } from './validators.js';
 
 export const handlers: Readonly<Record<RouteName, Handler>> = {
   supply: getSupply,
@@ -18,4 +19,8 @@ export const handlers: Readonly<Record<RouteName, Handler>> = {
   createExport,
   getOperation,
   download,
+  validatorDetails: getValidatorDetails,
+  validators: listValidators,
+  delegators: listDelegators,
+  pendingRewards: listPendingRewards,
 };

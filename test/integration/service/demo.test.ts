@@ -108,7 +108,7 @@ describe('npm run demo', () => {
     const shown = formatStatus(status);
     expect(shown).toMatch(/records set aside: [1-9]/);
     expect(shown).toContain('upstream drift:');
-    expect(shown).toContain('historicalRewards[].stakingType');
+    expect(shown).toContain('historicalRewards[].simDriftField');
     // The export files went beside the database, not to ./data/demo-exports.
     const files = await queryAt<{ path: string }>(join(dir, 'demo.db'), 'SELECT path FROM export_files');
     expect(files.length).toBeGreaterThan(0);

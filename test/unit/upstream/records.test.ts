@@ -1,5 +1,6 @@
 import { stringify } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
+import { stakingTypeOf } from '../../../src/upstream/auto-renew.js';
 import { parseJsonLossless } from '../../../src/upstream/json.js';
 import {
   checkRecord,
@@ -131,14 +132,30 @@ describe('a record is checked on its own: its schema, then its domain bounds', (
 describe('drift: fields and enum values the OpenAPI does not list', () => {
   it('names unknown fields by path and unknown open-enum values, each counted once a record', () => {
     const drift = new DriftCollector();
-    const rewards: Record<string, unknown>[] = [0, 1, 2].map(() => ({ ...reward(), stakingType: 'fixed' }));
+    const rewards: Record<string, unknown>[] = [0, 1, 2].map(() => ({ ...reward(), futureField: 'x' }));
     rewards[0]!['rewardType'] = 'NEW_REWARD';
     (rewards[1]!['reward'] as Record<string, unknown>)['newAssetField'] = 1;
     checkRecords(recordSpecs.rewards, rewards, drift);
     expect(drift.result()).toEqual([
       { kind: 'enumValue', name: 'historicalRewards[].rewardType=NEW_REWARD', count: 1 },
-      { kind: 'field', name: 'historicalRewards[].stakingType', count: 3 },
+      { kind: 'field', name: 'historicalRewards[].futureField', count: 3 },
       { kind: 'field', name: 'historicalRewards[].reward.newAssetField', count: 1 },
+    ]);
+  });
+
+  it('knows the stakingType of ACP-236 (fixed when absent); an unknown value of it is drift, not a failure', () => {
+    const drift = new DriftCollector();
+    const rewards: Record<string, unknown>[] = [
+      { ...reward(), stakingType: 'fixed' },
+      { ...reward(), stakingType: 'autoRenewed' },
+      { ...reward(), stakingType: 'rolling' },
+      reward(),
+    ];
+    const checked = checkRecords(recordSpecs.rewards, rewards, drift);
+    expect(checked.rejected).toEqual([]);
+    expect(checked.items.map((r) => stakingTypeOf(r))).toEqual(['fixed', 'autoRenewed', 'rolling', 'fixed']);
+    expect(drift.result()).toEqual([
+      { kind: 'enumValue', name: 'historicalRewards[].stakingType=rolling', count: 1 },
     ]);
   });
 

@@ -1,0 +1,1 @@
+ALTER TABLE `rewards` ADD `staking_type` text DEFAULT 'fixed' NOT NULL;
