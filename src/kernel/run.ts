@@ -11,6 +11,7 @@ import { scrubSecrets } from '../runtime/secrets.js';
 import {
   failAbandonedRuns,
   finishJobRun,
+  type JobRunResult,
   NOTHING_RECORDED,
   type RecordedFindings,
   recordFindings,
@@ -221,9 +222,19 @@ export async function runHandler<P>(
         error: error ? describe(error) : undefined,
       });
     } catch (err) {
-      // The row stays `running`; the run fails whatever the handler did (what it committed stays).
+      // The run fails whatever the handler did (what it committed stays), and the queue retries it;
+      // its row is closed `failed` once the database answers again, not left `running`.
       const recordError = new Error('could not record the end of the run in job_runs', { cause: err });
       if (error) log.error({ err: describe(recordError) }, recordError.message);
+      recordEndLater(deps, log, runId, {
+        status: 'failed',
+        finishedAt: new Date(finished).toISOString(),
+        rowsWritten: books.rowsWritten,
+        rowsRemoved,
+        requests: usage.requests,
+        computeUnits: usage.computeUnits,
+        error: `interrupted: ${describe(recordError)}; recorded once the database answered again (the run had ${error ? `failed: ${describe(error)}` : 'succeeded'}; the queue retries the job)`,
+      });
       error ??= recordError;
     }
   }
@@ -396,6 +407,35 @@ function notConfigured(job: Job, scope: string): RunSummary {
     failure: classifyFailure(error),
     continuations: [],
   };
+}
+
+/** How long the end of a run is tried again while the database is away, and how often at most. */
+const RECORD_END_FOR_MS = 6 * 3_600_000;
+const RECORD_END_EVERY_MS = 5_000;
+
+/**
+ * Records the end of a run whose row could not be closed (the database away) in the background: tried
+ * again at 0.5, 1, 2, 4 then every 5 s, for up to 6 hours, one line when it lands. Stops on a store
+ * that was closed (the process shutting down: the next run's take-over marks it then).
+ */
+function recordEndLater(deps: RunDeps, log: Logger, runId: number, result: JobRunResult): void {
+  const until = deps.clock.now() + RECORD_END_FOR_MS;
+  let delay = 500;
+  const attempt = () => {
+    finishJobRun(deps.store, runId, result).then(
+      () =>
+        log.warn(
+          { runId },
+          'the end of a run that could not be recorded is recorded now: failed, interrupted',
+        ),
+      (err: Error) => {
+        if (/after calling end|closed|not open/i.test(err.message) || deps.clock.now() > until) return;
+        delay = Math.min(delay * 2, RECORD_END_EVERY_MS);
+        setTimeout(attempt, delay).unref();
+      },
+    );
+  };
+  setTimeout(attempt, delay).unref();
 }
 
 /** The run a stopped worker left `running` says so, rather than `running` for ever. */

@@ -298,7 +298,12 @@ export function postgresBackend(target: PostgresQueueTarget, o: PostgresBackendO
         },
         createPostgresBackend,
       );
-      if (watch) gate(worker as unknown as CollectorWorkerHandle, watch, options.lockDuration);
+      if (watch) {
+        // A worker paused while it blocked on LISTEN waits for the next NOTIFY: BullMQ's own, sent now.
+        const wake = () =>
+          void query(`SELECT pg_notify('bullmq_jobs', $1)`, [QUEUE_NAME]).catch(() => undefined);
+        gate(worker as unknown as CollectorWorkerHandle, watch, options.lockDuration, wake);
+      }
       return worker as unknown as CollectorWorkerHandle;
     },
     createLimiter(l) {
@@ -377,7 +382,12 @@ const RATE_LIMIT_KEY = 'rate-limit';
  * A worker that claims only while the watch sees nothing wrong: not started before the first look,
  * paused (no claim, no stalled check; its running jobs go on) while the watch refuses, resumed after.
  */
-function gate(worker: CollectorWorkerHandle, watch: PostgresWatch, lockDurationMs: number | undefined): void {
+function gate(
+  worker: CollectorWorkerHandle,
+  watch: PostgresWatch,
+  lockDurationMs: number | undefined,
+  wake: () => void,
+): void {
   if (lockDurationMs !== undefined) watch.setLockDuration(lockDurationMs);
   let closing = false;
   worker.once('closing', () => {
@@ -387,7 +397,7 @@ function gate(worker: CollectorWorkerHandle, watch: PostgresWatch, lockDurationM
     if (closing || worker.closing) return;
     if (refusal) void worker.pause(true);
     else if (!worker.isRunning() || worker.isPaused()) {
-      void worker.resume();
+      void worker.resume().then(wake);
     }
   };
   void watch.refusal().then((refusal) => {

@@ -6,12 +6,13 @@
  * libfaketime for one process only; without it the test fails under CI, and is skipped (saying so)
  * elsewhere.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { queueSchema } from '../../src/config/queue.js';
 import { runCli } from '../support/cli.js';
+import { type PrivatePostgres, startPrivatePostgres } from '../support/private-postgres.js';
 import { onPostgresQueue } from '../support/queue.js';
 import { type ServiceHarness, serviceHarness, waitFor } from '../support/service.js';
 import { queryAt, TEST_POSTGRES_URL } from '../support/store.js';
@@ -20,10 +21,30 @@ const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 const haveFaketime = existsSync(LIBFAKETIME);
 
 let h: ServiceHarness | undefined;
+let server: PrivatePostgres | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
+  server?.destroy();
+  server = undefined;
 });
+
+async function privatePostgres(): Promise<PrivatePostgres> {
+  server = await startPrivatePostgres();
+  if (!server) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql');
+  return server;
+}
+
+/** One statement on a PostgreSQL of the test's own. */
+async function sqlAt(url: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
 
 /** One statement on the shared PostgreSQL (the queue's database). */
 async function sql<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {
@@ -43,6 +64,17 @@ interface Run {
 const runsOf = (location: string, job: string) =>
   queryAt<Run>(location, `SELECT scope, status FROM job_runs WHERE job = '${job}' ORDER BY id`);
 const twice = (runs: Run[]) => runs.map((r) => r.scope).filter((s, i, all) => all.indexOf(s) !== i);
+
+/** A process's CPU over `ms`, in % of one core (/proc: utime + stime), printed for the issue's figures, never asserted. */
+async function cpuPercent(pid: number, ms: number): Promise<number> {
+  const ticks = () => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  };
+  const before = ticks();
+  await new Promise((r) => setTimeout(r, ms));
+  return ((ticks() - before) / 100 / (ms / 1000)) * 100;
+}
 
 async function readyz(port: number): Promise<{ status: number; body: string }> {
   const res = await fetch(`http://127.0.0.1:${port}/readyz?verbose`);
@@ -85,6 +117,9 @@ describe.skipIf(!onPostgresQueue)('the queue on PostgreSQL under its faults', ()
         async () => (await runsOf(location, 'supply')).length >= before + 3,
         40_000,
         'three runs',
+      );
+      console.log(
+        `the worker 60 s ahead, refusing: ${(await cpuPercent(ahead.proc.child.pid!, 10_000)).toFixed(1)} % of a core over 10 s`,
       );
       const ready = await readyz(ahead.port);
       expect(ready.status).toBe(503);
@@ -175,10 +210,12 @@ describe.skipIf(!onPostgresQueue)('the queue on PostgreSQL under its faults', ()
     const location = h.location;
     await waitFor(async () => (await runsOf(location, 'supply')).length >= 1, 20_000, 'a first run');
     await sql(`DROP SCHEMA "${schema}" CASCADE`);
+    const dropped = Date.now();
     await proc.waitForOutput(/the queue's schema \S+ is gone/, 10_000);
     await proc.waitForOutput(/the queue's schema \S+ is back/, 15_000);
     const after = (await runsOf(location, 'supply')).length;
     await waitFor(async () => (await runsOf(location, 'supply')).length >= after + 2, 20_000, 'runs again');
+    console.log(`schema dropped: two runs ${Date.now() - dropped} ms after the drop`);
     expect((await readyz(port)).status).toBe(200);
     expect(proc.output().match(/the queue's schema \S+ is gone/g)).toHaveLength(1);
     // The loss itself is said at warn, by the epoch check.
@@ -187,6 +224,76 @@ describe.skipIf(!onPostgresQueue)('the queue on PostgreSQL under its faults', ()
     // ("Missing key for job …" as each finishes: concurrency 2) are told of one by one.
     expect(proc.output().match(/worker error/g)?.length ?? 0).toBeLessThanOrEqual(4);
   }, 90_000);
+
+  it('PostgreSQL (store and queue) down during a run: its row is closed failed once the database is back, the job retried, slots run again', async () => {
+    const db = await privatePostgres();
+    h = await serviceHarness({ sim: { faults: { endpoints: { supply: { latencyMs: 3_000 } } } } });
+    const sim = h.sim;
+    const { proc } = await h.spawnStart(
+      { jobs: { supply: { schedule: '*/5 * * * * *' } }, service: { stalledJobTimeout: '5s' } },
+      { DATABASE_URL: db.url, DATABASE_PATH: '', QUEUE_URL: db.url },
+    );
+    await proc.waitForOutput(/glacier-collector started/, 30_000);
+    await waitFor(() => sim.requests.some((r) => r.endpoint === 'supply'), 20_000, 'a supply run');
+    db.stop();
+    // The run's answer comes while the database is away: its end cannot be recorded.
+    await proc.waitForOutput(/could not record the end of the run/, 15_000);
+    db.start();
+    const back = Date.now();
+    const rows = () =>
+      queryAt<{ scope: string; status: string; error: string | null }>(
+        db.url,
+        'SELECT scope, status, error FROM job_runs ORDER BY id',
+      );
+    const closed = await waitFor(
+      async () => (await rows()).find((r) => /recorded once the database answered again/.test(r.error ?? '')),
+      30_000,
+      'the run closed',
+    );
+    expect(closed.status).toBe('failed');
+    // The same slot runs again (the queue's retry) and succeeds; nothing is left running.
+    await waitFor(
+      async () => (await rows()).some((r) => r.scope === closed.scope && r.status === 'succeeded'),
+      60_000,
+      'the slot retried',
+    );
+    console.log(`resumed: the slot retried and succeeded ${Date.now() - back} ms after PostgreSQL was back`);
+    await waitFor(
+      async () => (await rows()).every((r) => r.status !== 'running') || undefined,
+      15_000,
+      'no run left running',
+    );
+  }, 150_000);
+
+  it('the queue database turned read-only: one warn line, /readyz 503, a metric; writable again: said once, ready', async () => {
+    const db = await privatePostgres();
+    h = await serviceHarness();
+    const { proc, port } = await h.spawnStart(
+      { jobs: { supply: { schedule: '* * * * * *' } } },
+      { QUEUE_URL: db.url },
+    );
+    await proc.waitForOutput(/glacier-collector started/, 30_000);
+    const location = h.location;
+    await waitFor(async () => (await runsOf(location, 'supply')).length >= 1, 20_000, 'a first run');
+    await sqlAt(db.url, 'ALTER SYSTEM SET default_transaction_read_only = on');
+    await sqlAt(db.url, 'SELECT pg_reload_conf()');
+    await proc.waitForOutput(/the queue's database is read-only/, 10_000);
+    const ready = await readyz(port);
+    expect(ready.status).toBe(503);
+    expect(ready.body).toMatch(/read-only/);
+    expect(await metric(port, /^glacier_queue_fault\{fault="read_only"\} 1$/m)).toBe(true);
+    console.log(
+      `read-only, waiting: ${(await cpuPercent(proc.child.pid!, 5_000)).toFixed(1)} % of a core over 5 s`,
+    );
+    await sqlAt(db.url, 'ALTER SYSTEM RESET default_transaction_read_only');
+    await sqlAt(db.url, 'SELECT pg_reload_conf()');
+    await proc.waitForOutput(/the queue's database is writable again/, 10_000);
+    await waitFor(async () => (await readyz(port)).status === 200, 15_000, 'ready again');
+    // Not yet asserted: that runs resume after it (issue 34, D5: on a loaded machine the worker
+    // stayed idle with a job waiting after the database was writable again; left open).
+    expect(proc.output().match(/the queue's database is read-only/g)).toHaveLength(1);
+    expect(proc.output().match(/worker error/g)?.length ?? 0).toBeLessThanOrEqual(4);
+  }, 120_000);
 
   it('two prefixes that map to one schema: the second `start` and `config check` refuse, naming both', async () => {
     h = await serviceHarness();
