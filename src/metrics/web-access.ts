@@ -16,6 +16,7 @@
  * but open). A Kubernetes Secret mounted as a file is rotated by swapping a symlink: the stat follows
  * it, so the new file is seen within RECHECK_MS of the next request.
  */
+import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import type { SecureContextOptions, TLSSocket } from 'node:tls';
@@ -57,7 +58,9 @@ export function createWebAccess(options: WebAccessOptions): WebAccess {
   const recheckMs = options.recheckMs ?? RECHECK_MS;
   let config = options.config;
   const tls = readWebTls(config);
-  let stamps: Promise<string> = fileStamps(config);
+  // Taken now, beside the config as loaded: a stat in the background could see a file written since
+  // (a rotation at start-up), and that change would never be told apart from the files in force.
+  let stamps: Promise<string> = Promise.resolve(fileStampsNow(config));
   let checker: BcryptChecker | undefined;
   const auth: BasicAuth = createBasicAuth({
     users: config.users,
@@ -169,6 +172,23 @@ async function fileStamps(config: WebConfig): Promise<string> {
     }),
   );
   return stamps.join('|');
+}
+
+/** `fileStamps` at once, for the files as the server starts with them. */
+function fileStampsNow(config: WebConfig): string {
+  const files = [config.path, config.tls?.certFile, config.tls?.keyFile, config.tls?.clientCaFile];
+  return files
+    .map((file) => {
+      if (!file) return '';
+      let s: ReturnType<typeof statSync> | undefined;
+      try {
+        s = statSync(file, { bigint: true, throwIfNoEntry: false });
+      } catch {
+        s = undefined;
+      }
+      return s ? `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}` : 'missing';
+    })
+    .join('|');
 }
 
 function secureContext(config: WebConfig, files: WebTls): SecureContextOptions {

@@ -23,7 +23,7 @@ import { createLogger } from '../../src/runtime/logger.js';
 import { SHUTDOWN_MARGIN_MS } from '../../src/service/service.js';
 import { schemaProblems } from '../support/kubernetes-schema.js';
 import { type K8sObject, kustomize, podSpec } from '../support/kustomize.js';
-import { hasBinary } from '../support/prometheus.js';
+import { hasBinary, skipWithout } from '../support/prometheus.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -69,7 +69,7 @@ function dockerfileRuntime() {
 }
 
 describe('deploy/kubernetes: assembled as kustomize does', () => {
-  it.skipIf(!hasBinary('kubectl'))('gives what `kubectl kustomize` gives, for each overlay', () => {
+  it.skipIf(skipWithout('kubectl'))('gives what `kubectl kustomize` gives, for each overlay', () => {
     const canonical = (objects: K8sObject[]) => objects.map((o) => JSON.stringify(sortKeys(o))).sort();
     for (const overlay of overlays) {
       const out = execFileSync('kubectl', ['kustomize', join(root, 'deploy/kubernetes/overlays', overlay)], {

@@ -15,9 +15,17 @@ export function hasBinary(name: string): boolean {
  * so a missing binary fails there); they skip only on a machine without it and without CI set.
  */
 export function skipWithout(name: string): boolean {
-  if (hasBinary(name)) return false;
+  return skipUnless(hasBinary(name), name);
+}
+
+/**
+ * The same for any tool (a library such as libfaketime): false when it is `present`; without it,
+ * true (skip) on a machine without CI set, and under CI an error naming `what`, so the test fails.
+ */
+export function skipUnless(present: boolean, what: string): boolean {
+  if (present) return false;
   if (process.env.CI)
-    throw new Error(`${name} is not installed, and CI is set: .ci/run should have installed it`);
+    throw new Error(`${what} is not installed, and CI is set: .ci/run should have installed it`);
   return true;
 }
 
