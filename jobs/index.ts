@@ -6,6 +6,7 @@ import { signaturesJob } from './signatures.definition.js';
 import { supplyJob } from './supply.definition.js';
 import { transactionsJob } from './transactions.definition.js';
 import { usageMetricsJob } from './usage-metrics.definition.js';
+import { validatorsJob } from './validators.definition.js';
 
 /**
  * Every job the collector knows: adding one is its definition and its handler in jobs/ and a line
@@ -16,6 +17,7 @@ export const jobs: readonly Job[] = [
   supplyJob,
   transactionsJob,
   rewardsJob,
+  validatorsJob,
   usageMetricsJob,
   signaturesJob,
   exportsDefinition,

@@ -230,6 +230,11 @@ export const validatorsJobSchema = z
      * minute of slack); 0s reads them on every run. @defaultValue '0s'
      */
     pendingRewardsEvery: duration({ default: '0s', min: '0s', max: '7d', timer: false }),
+    /**
+     * How long each run's observation of an active validation (validation_observations) is kept:
+     * the job prunes older ones after each run. @defaultValue '35d'
+     */
+    observationRetention: duration({ default: '35d', min: '1d', max: '3650d', timer: false }),
   })
   .superRefine((job, ctx) => {
     const network = job.network ?? 'mainnet';

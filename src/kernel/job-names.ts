@@ -10,6 +10,7 @@ export const JOB_NAMES = {
   supply: 'supply',
   transactions: 'transactions',
   rewards: 'rewards',
+  validators: 'validators',
   usageMetrics: 'usage-metrics',
   signatures: 'signatures',
   exports: 'exports',

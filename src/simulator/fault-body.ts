@@ -74,11 +74,13 @@ export function spoilOneRecord(body: unknown, endpoint: FaultEndpoint): unknown 
       record['signedMessage'] = 'not hex';
       break;
     case 'validatorDetails':
-    case 'validators':
-      // A percentage outside 0..100 on an active one, a negative stake otherwise.
-      if ('uptimePerformance' in record) record['uptimePerformance'] = 150;
+    case 'validators': {
+      // A percentage outside 0..100 on the first active one; without one, the middle's stake negative.
+      const active = records.find((r) => 'uptimePerformance' in r);
+      if (active) active['uptimePerformance'] = 150;
       else record['amountStaked'] = '-5';
       break;
+    }
     case 'pendingRewards':
       record['endTimestamp'] = 99_999_999_999;
       break;

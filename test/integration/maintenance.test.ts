@@ -282,7 +282,6 @@ describe('maintenance job', () => {
       supplySnapshots: 'forever',
       usageMetrics: 'forever',
       rejectedRecords: 90 * DAY,
-      validationObservations: 35 * DAY,
     });
     await run(c, transactionsJob, config);
     await run(c, supplyJob, config);

@@ -129,7 +129,7 @@ describe('reset <job>', () => {
     const none = await runCli(['reset', 'signatures'], env);
     expect(none.code).toBe(2);
     expect(none.stderr.trim()).toBe(
-      'signatures keeps no cursor to reset (jobs that do: transactions, rewards, usage-metrics); see docs/cli.md, "reset"',
+      'signatures keeps no cursor to reset (jobs that do: transactions, rewards, validators, usage-metrics); see docs/cli.md, "reset"',
     );
   });
 });
