@@ -43,7 +43,11 @@ async function jobList(): Promise<JobList> {
   return (await import('../jobs/index.js')).jobs;
 }
 
-export function buildProgram(invocation: Invocation = readInvocation()): Command {
+export function buildProgram(
+  invocation: Invocation = readInvocation(),
+  /** The job list, when the command line needs it for help (`run --help` lists the runnable jobs). */
+  known?: JobList,
+): Command {
   const cli = invocation.cli;
   const program = new Command()
     .name('glacier-collector')
@@ -91,8 +95,9 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
       '--retry-rejected',
       'check the records the job set aside again with this version, and store those that pass (no request to the API)',
     )
+    .addHelpText('after', () => (known ? runnableJobsHelp(known) : ''))
     .action(async (name: string, opts: { wait: boolean; reload?: string; retryRejected?: boolean }) => {
-      const jobs = await jobList();
+      const jobs = known ?? (await jobList());
       const { run, runnableJob, unknownJobMessage } = await import('./commands/run.js');
       // One line (no help after it): the closest name says what to type.
       if (!runnableJob(jobs, name)) throw new UsageError(unknownJobMessage(jobs, name));
@@ -317,9 +322,19 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
   return program;
 }
 
+/** `run --help`'s list: every job `run` takes, from the job list (its config key when it differs). */
+function runnableJobsHelp(jobs: JobList): string {
+  const lines = jobs
+    .filter((j) => j.scheduled)
+    .map((j) => `  ${j.name}${j.configKey !== j.name ? ` (jobs.${j.configKey})` : ''}`);
+  return `\nJobs (run any that the config file configures):\n${lines.join('\n')}\n`;
+}
+
 export async function main(argv: string[]): Promise<void> {
   try {
-    await buildProgram().parseAsync(argv);
+    // `run` needs the job list anyway (its help lists it): the definitions only, no handler.
+    const known = argv.slice(2).includes('run') ? await jobList() : undefined;
+    await buildProgram(readInvocation(), known).parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version end here with code 0; usage errors were printed by commander.
