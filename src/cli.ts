@@ -9,7 +9,7 @@ import type { RewardsFlags } from './commands/report.js';
 import type { SimulatorFlags } from './commands/simulator.js';
 import { UsageError } from './commands/usage.js';
 import type { Config, ConfigReads } from './config/index.js';
-import { type Invocation, readInvocation } from './config/invocation.js';
+import { type Invocation, readInvocation, shellWord } from './config/invocation.js';
 import { maskPasswordParameters } from './config/url-password.js';
 import { forTerminal } from './escape/terminal.js';
 import type { JobList } from './kernel/index.js';
@@ -49,6 +49,11 @@ export function buildProgram(
   known?: JobList,
 ): Command {
   const cli = invocation.cli;
+  /** The command as it was started, with the `-c` it was given: what a printed hint says to type. */
+  const cliAsStarted = (): string => {
+    const config = (program.opts() as { config?: string }).config;
+    return config === undefined ? cli : `${cli} -c ${shellWord(config)}`;
+  };
   const program = new Command()
     .name('glacier-collector')
     .description('Collects Avalanche Data API (Glacier) data into SQLite or PostgreSQL on cron schedules.')
@@ -80,7 +85,7 @@ export function buildProgram(
     .action(async (opts: { role: Role }) => {
       const config = await load(program.opts());
       const { start } = await import('./commands/start.js');
-      await start(config, await jobList(), { ...opts, invocation });
+      await start(config, await jobList(), { ...opts, invocation: { ...invocation, cli: cliAsStarted() } });
     });
 
   program
@@ -160,7 +165,7 @@ export function buildProgram(
       const config = await load(program.opts());
       const { checkConfig, checkQueuePrefix } = await import('./commands/config.js');
       await checkQueuePrefix(config);
-      checkConfig(config, await jobList(), { ...opts, cli });
+      checkConfig(config, await jobList(), { ...opts, cli: cliAsStarted() });
     });
   configCommand
     .command('init')
@@ -291,7 +296,7 @@ export function buildProgram(
     .action(async (flags: { json?: boolean; history?: string }) => {
       const config = await load(program.opts(), READS_ONLY);
       const { showStatus } = await import('./commands/status.js');
-      await showStatus(config, await jobList(), { ...flags, cli });
+      await showStatus(config, await jobList(), { ...flags, cli: cliAsStarted() });
     });
 
   program
