@@ -3,11 +3,9 @@
  * continuations); their handlers are jobs/exports.ts, imported when a run starts.
  */
 import type { ExportsSettings } from '../src/exports/operation.js';
-import { EXPORT_POLL_JOB, pollDelayMs } from '../src/exports/policy.js';
+import { pollDelayMs } from '../src/exports/policy.js';
 import { defineJob, type InProcessFollowUps, withoutSchedule } from '../src/kernel/job.js';
-
-export { EXPORT_POLL_JOB };
-export const EXPORTS_JOB = 'exports';
+import { JOB_NAMES } from '../src/kernel/job-names.js';
 
 export type ExportsPayload = ExportsSettings & {
   /**
@@ -52,7 +50,7 @@ function pollsUntilTimeout(s: ExportsSettings): number {
 }
 
 export const exportsDefinition = defineJob({
-  name: EXPORTS_JOB,
+  name: JOB_NAMES.exports,
   configKey: 'exports',
   handler: async () => (await import('./exports.js')).exportsJob,
   restore: async () => (await import('./exports.js')).restore,
@@ -83,7 +81,7 @@ export const exportsDefinition = defineJob({
 
 /** One step of one export operation; only the queue starts it (as a continuation). */
 export const exportPollDefinition = defineJob({
-  name: EXPORT_POLL_JOB,
+  name: JOB_NAMES.exportPoll,
   configKey: 'exports',
   // Its loads write the exported rows (its rows_written also counts status reads and downloads).
   table: 'exported_transactions',

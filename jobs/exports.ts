@@ -21,13 +21,7 @@ import { contextOf, JobFailedError, type JobHandler, type RestoreRecord } from '
 import type { ExportPollPayload, ExportsPayload } from './exports.definition.js';
 
 export { exportRequest, requestHash, windowDates } from '../src/exports/requests.js';
-export {
-  EXPORT_POLL_JOB,
-  EXPORTS_JOB,
-  type ExportPollPayload,
-  type ExportsPayload,
-  exportsInProcess,
-} from './exports.definition.js';
+export type { ExportPollPayload, ExportsPayload } from './exports.definition.js';
 
 export const exportsJob: JobHandler<ExportsPayload> = async (payload, ctx) => {
   try {

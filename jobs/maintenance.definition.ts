@@ -1,8 +1,9 @@
 /** The maintenance job's definition; its handler is jobs/maintenance.ts, imported when a run starts. */
 import { defineJob } from '../src/kernel/job.js';
+import { JOB_NAMES } from '../src/kernel/job-names.js';
 
 export const maintenanceJob = defineJob({
-  name: 'maintenance',
+  name: JOB_NAMES.maintenance,
   configKey: 'maintenance',
   prunes: true,
   handler: async () => (await import('./maintenance.js')).maintenance,

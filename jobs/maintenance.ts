@@ -10,6 +10,7 @@ import {
   pruneSupplySnapshots,
   pruneTransactions,
   pruneUsageMetrics,
+  pruneValidationObservations,
   type Store,
 } from '../src/store/index.js';
 
@@ -31,6 +32,7 @@ const pruners: Record<keyof RetentionConfig, Pruner> = {
   supplySnapshots: (store, cutoff, o) => pruneSupplySnapshots(store, iso(cutoff), o),
   usageMetrics: (store, cutoff, o) => pruneUsageMetrics(store, seconds(cutoff), o),
   rejectedRecords: (store, cutoff, o) => pruneRejectedRecords(store, iso(cutoff), o),
+  validationObservations: (store, cutoff, o) => pruneValidationObservations(store, iso(cutoff), o),
 };
 
 /**

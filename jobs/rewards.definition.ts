@@ -1,9 +1,10 @@
 /** The rewards job's definition; its handler is jobs/rewards.ts, imported when a run starts. */
 import { defineJob, withoutSchedule } from '../src/kernel/job.js';
-import { REWARDS_JOB, rewardQueries, rewardStreams } from '../src/sync/reward-streams.js';
+import { JOB_NAMES } from '../src/kernel/job-names.js';
+import { rewardQueries, rewardStreams } from '../src/sync/reward-streams.js';
 
 export const rewardsJob = defineJob({
-  name: REWARDS_JOB,
+  name: JOB_NAMES.rewards,
   configKey: 'rewards',
   table: 'rewards',
   handler: async () => (await import('./rewards.js')).rewards,

@@ -1,8 +1,9 @@
 /** The signatures job's definition; its handler is jobs/signatures.ts, imported when a run starts. */
 import { defineJob, withoutSchedule } from '../src/kernel/job.js';
+import { JOB_NAMES } from '../src/kernel/job-names.js';
 
 export const signaturesJob = defineJob({
-  name: 'signatures',
+  name: JOB_NAMES.signatures,
   configKey: 'signatures',
   table: 'signatures',
   handler: async () => (await import('./signatures.js')).signatures,

@@ -23,7 +23,7 @@ export const signatures: JobHandler<SignaturesPayload> = async (payload, ctx) =>
   const stored = await findStoredSignatures(ctx.store, payload.network, payload.txHashes);
   const setAside = await findRejectedIds(
     ctx.store,
-    'signatures',
+    ctx.job,
     payload.txHashes.map((h) => `${network}:${h}`),
   );
   const where = (txHash: string) => ({

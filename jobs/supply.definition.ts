@@ -1,8 +1,9 @@
 /** The supply job's definition; its handler is jobs/supply.ts, imported when a run starts. */
 import { defineJob } from '../src/kernel/job.js';
+import { JOB_NAMES } from '../src/kernel/job-names.js';
 
 export const supplyJob = defineJob({
-  name: 'supply',
+  name: JOB_NAMES.supply,
   configKey: 'supply',
   table: 'supply_snapshots',
   handler: async () => (await import('./supply.js')).supply,

@@ -2,6 +2,7 @@
 import type { TransactionsJobConfig } from '../src/config/index.js';
 import { FOREVER } from '../src/config/retention.js';
 import { defineJob, withoutSchedule } from '../src/kernel/job.js';
+import { JOB_NAMES } from '../src/kernel/job-names.js';
 import { canonicalNetwork, type Network } from '../src/upstream/endpoints.js';
 
 export type TransactionsPayload = Pick<
@@ -18,7 +19,7 @@ export function transactionScope(network: Network, status: TransactionsPayload['
 }
 
 export const transactionsJob = defineJob({
-  name: 'transactions',
+  name: JOB_NAMES.transactions,
   configKey: 'transactions',
   table: 'transactions',
   handler: async () => (await import('./transactions.js')).transactions,

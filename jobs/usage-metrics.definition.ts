@@ -2,6 +2,7 @@
 import { formatDuration } from '../src/config/durations.js';
 import type { UsageMetricsJobConfig, UsageSourceConfig } from '../src/config/index.js';
 import { type Calls, defineJob, type JobContext, withoutSchedule } from '../src/kernel/job.js';
+import { JOB_NAMES } from '../src/kernel/job-names.js';
 import type { UsageAnswer } from '../src/store/index.js';
 import { canonicalNetwork } from '../src/upstream/endpoints.js';
 import type { WithFindings } from '../src/upstream/index.js';
@@ -88,7 +89,7 @@ export function cursorScope(source: UsageSourceConfig, series: Series): string {
 }
 
 export const usageMetricsJob = defineJob({
-  name: 'usage-metrics',
+  name: JOB_NAMES.usageMetrics,
   configKey: 'usageMetrics',
   table: 'usage_metrics',
   handler: async () => (await import('./usage-metrics.js')).usageMetrics,

@@ -26,7 +26,7 @@ export const usageMetrics: JobHandler<UsageMetricsPayload> = async (payload, ctx
     for (const series of seriesOf(source)) {
       const nowSeconds = Math.floor(ctx.clock.now() / 1000);
       const scopeKey = cursorScope(source, series);
-      const cursor = await readCursor<UsageCursor>(ctx.store, 'usage-metrics', scopeKey);
+      const cursor = await readCursor<UsageCursor>(ctx.store, ctx.job, scopeKey);
       const startTimestamp =
         cursor?.lastBucket ?? Math.max(0, nowSeconds - Math.floor(source.lookback / 1000));
       const answer = await series.fetch({ startTimestamp, endTimestamp: nowSeconds + DAY }, ctx);
@@ -39,7 +39,7 @@ export const usageMetrics: JobHandler<UsageMetricsPayload> = async (payload, ctx
           const rows = await upsertUsageMetrics(tx, seriesKey, answer, fetchedAt);
           if (newest > 0) {
             const next: UsageCursor = { lastBucket: newest };
-            await writeCursor(tx, 'usage-metrics', scopeKey, next, fetchedAt);
+            await writeCursor(tx, ctx.job, scopeKey, next, fetchedAt);
           }
           return { rows, findings: answer.findings };
         },

@@ -16,6 +16,7 @@ import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { JOB_NAMES } from '../src/kernel/job-names.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -111,7 +112,7 @@ async function traceRun(): Promise<string[]> {
     // The queue's epoch check would otherwise fall in the window on a slow machine.
     redisCheckIntervalMs: 600_000,
     onRun: (summary) => {
-      if (summary.job !== 'transactions' || slotAt === undefined) return;
+      if (summary.job !== JOB_NAMES.transactions || slotAt === undefined) return;
       if (summary.status !== 'succeeded' || summary.rowsWritten === 0) {
         fail(new Error(`the traced run did not store a row: ${JSON.stringify(summary)}`));
         return;

@@ -13,6 +13,7 @@ import { type Invocation, readInvocation, shellWord } from './config/invocation.
 import { maskPasswordParameters } from './config/url-password.js';
 import { forTerminal } from './escape/terminal.js';
 import type { JobList } from './kernel/index.js';
+import { JOB_NAMES } from './kernel/job-names.js';
 import { type Role, roles } from './queue/jobs.js';
 import { rewardsFormatHelp, rewardsFormatNames, SUMMARY_PERIODS } from './report/rewards-format-names.js';
 import { versionReport } from './runtime/version.js';
@@ -106,7 +107,8 @@ export function buildProgram(
       const { run, runnableJob, unknownJobMessage } = await import('./commands/run.js');
       // One line (no help after it): the closest name says what to type.
       if (!runnableJob(jobs, name)) throw new UsageError(unknownJobMessage(jobs, name));
-      if (opts.reload && name !== 'exports') program.error('error: --reload applies to "run exports" only');
+      if (opts.reload && name !== JOB_NAMES.exports)
+        program.error('error: --reload applies to "run exports" only');
       if (opts.reload && opts.retryRejected)
         program.error('error: --reload and --retry-rejected are two runs: one at a time');
       await run(await load(program.opts()), jobs, name, opts);
@@ -149,7 +151,11 @@ export function buildProgram(
     .requiredOption('--from <store>', 'source: a SQLite path or a postgres:// URL')
     .requiredOption('--to <store>', 'target: a SQLite path or a postgres:// URL (migrated first)')
     .option('--batch-size <rows>', 'rows per batch and per target transaction, 1 to 100000 (default: 1000)')
-    .action(async (flags: { from: string; to: string; batchSize?: string }) => {
+    .option(
+      '--merge',
+      'copy into a target that holds data and is not an earlier copy of this source (its rows win where a key is in both)',
+    )
+    .action(async (flags: { from: string; to: string; batchSize?: string; merge?: boolean }) => {
       const { migrateStore } = await import('./commands/migrate-store.js');
       await migrateStore(flags);
     });

@@ -1,7 +1,8 @@
 /**
  * `migrate-store --from <sqlite path | postgres URL> --to <postgres URL | sqlite path>`: copies an
  * existing store into another (src/store/copy.ts), typically a SQLite file into PostgreSQL when the
- * collector moves to several hosts. Safe to run again: it inserts only what the target lacks.
+ * collector moves to several hosts. Safe to run again: it inserts only what the target lacks. A
+ * target that holds data and is not an earlier copy of this source is refused unless `--merge`.
  */
 
 import { existsSync } from 'node:fs';
@@ -16,6 +17,8 @@ export interface MigrateStoreFlags {
   to: string;
   /** Rows per batch (and per target transaction), as typed. */
   batchSize?: string;
+  /** Copy into a target that holds data and is not an earlier copy of this source. */
+  merge?: boolean;
 }
 
 export interface MigrateStoreOutput {
@@ -37,7 +40,7 @@ export async function migrateStore(
   flags: MigrateStoreFlags,
   output: MigrateStoreOutput = stdout,
 ): Promise<void> {
-  const [{ copyStore }, { openStore }] = await Promise.all([
+  const [{ copyStore, TargetNotEmptyError }, { openStore }] = await Promise.all([
     import('../store/copy.js'),
     import('../store/index.js'),
   ]);
@@ -75,15 +78,22 @@ export async function migrateStore(
   try {
     to = await open('target', flags.to, target, openStore);
     let shown = 0;
-    const result = await copyStore(from, to, {
-      batchSize,
-      onProgress: (p) => {
-        const now = Date.now();
-        if (!p.done && now - shown < PROGRESS_EVERY_MS) return;
-        shown = p.done ? 0 : now;
-        output.line(progressLine(p));
-      },
-    });
+    let result: CopyStoreResult;
+    try {
+      result = await copyStore(from, to, {
+        batchSize,
+        merge: flags.merge ?? false,
+        onProgress: (p) => {
+          const now = Date.now();
+          if (!p.done && now - shown < PROGRESS_EVERY_MS) return;
+          shown = p.done ? 0 : now;
+          output.line(progressLine(p));
+        },
+      });
+    } catch (err) {
+      if (err instanceof TargetNotEmptyError) return failUsage(`error: ${err.message}`);
+      throw err;
+    }
     for (const line of formatCopySummary(result)) output.line(line);
   } finally {
     await Promise.allSettled([from.close(), to?.close()]);
@@ -144,5 +154,6 @@ export function formatCopySummary(result: CopyStoreResult): string[] {
     `summaries counted by the target's triggers: ${byTriggers.join(', ')}`,
     `summaries rebuilt from the copied rows: ${rebuilt.join(', ')}`,
     'rows the target already held were kept as they were; running it again copies only what is missing',
+    'the copy is complete: the target can be started on',
   ];
 }

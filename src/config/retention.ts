@@ -58,6 +58,11 @@ export const retentionSchema = z.strictObject({
    * still sends is kept. Each is the only copy of what it holds. @defaultValue 'forever'
    */
   rejectedRecords: retention(FOREVER),
+  /**
+   * What each validators run observed of each active validation (validation_observations), by the
+   * time it was observed: a bounded history for a dashboard's uptime line. @defaultValue '35d'
+   */
+  validationObservations: retention(35 * DAY_MS),
 });
 
 export type RetentionConfig = z.output<typeof retentionSchema>;
@@ -74,6 +79,7 @@ export const STARTER_RETENTION: Readonly<Record<keyof RetentionConfig, string>> 
   supplySnapshots: '365d',
   usageMetrics: '365d',
   rejectedRecords: '365d',
+  validationObservations: '35d',
 };
 
 /** The tables `retention` names, by key: what the maintenance job prunes. */
@@ -84,6 +90,7 @@ export const RETAINED_TABLES = {
   supplySnapshots: 'supply_snapshots',
   usageMetrics: 'usage_metrics',
   rejectedRecords: 'rejected_records',
+  validationObservations: 'validation_observations',
 } as const satisfies Record<keyof RetentionConfig, string>;
 
 /** How long one bucket of a usage-metrics interval is (a month at its longest). */

@@ -200,6 +200,80 @@ export const rewardsJobSchema = z
     });
   });
 
+/** The validators job's default schedule: every 15 minutes. */
+export const VALIDATORS_SCHEDULE = '*/15 * * * *';
+
+/**
+ * `jobs.validators`: the configured node ids' validations (and pending rewards). `network`,
+ * `nodeIds` and `addresses` default to those of `jobs.rewards` (filled in by the file's check below),
+ * so adding the section to a config that tracks rewards is enough.
+ */
+export const validatorsJobSchema = z
+  .strictObject({
+    ...jobBase,
+    /** @defaultValue '*\/15 * * * *' (every 15 minutes) */
+    schedule: cronSchedule.default(VALIDATORS_SCHEDULE),
+    /** @defaultValue jobs.rewards.network, else 'mainnet' */
+    network: network.optional(),
+    /** @defaultValue jobs.rewards.nodeIds */
+    nodeIds: z.array(z.string()).optional(),
+    /** Whose pending rewards are read besides the node ids'. @defaultValue jobs.rewards.addresses */
+    addresses: z.array(z.string()).optional(),
+    /** Validations per request. @defaultValue 100 */
+    pageSize: pageSize.default(100),
+    /** Upper bound of requests per node id and run (a long history continues on the next run). @defaultValue 10 */
+    maxPages: z.number().int().min(1).max(1_000).default(10),
+    /** Read pending rewards (rewards:listPending, 100 CU a batch). @defaultValue true */
+    pendingRewards: z.boolean().default(true),
+    /**
+     * Pending rewards at most this often: a run reads them when the last read is older (less a
+     * minute of slack); 0s reads them on every run. @defaultValue '0s'
+     */
+    pendingRewardsEvery: duration({ default: '0s', min: '0s', max: '7d', timer: false }),
+  })
+  .superRefine((job, ctx) => {
+    const network = job.network ?? 'mainnet';
+    (job.addresses ?? []).forEach((address, i) => {
+      const problem = addressProblem(address, network);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['addresses', i], message: problem, input: address });
+    });
+    (job.nodeIds ?? []).forEach((nodeId, i) => {
+      const problem = nodeIdProblem(nodeId);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['nodeIds', i], message: problem, input: nodeId });
+    });
+    refuseDuplicates(ctx, ['nodeIds'], job.nodeIds ?? [], (id) => id, 'the same node id as');
+  });
+
+/**
+ * Fills `jobs.validators` from `jobs.rewards` where it says nothing (network, node ids, addresses),
+ * and refuses a validators section left without node ids, naming both keys.
+ */
+function resolveValidators(
+  file: { jobs: { rewards?: RewardsJobConfig | undefined; validators?: ValidatorsJobConfig | undefined } },
+  ctx: z.RefinementCtx,
+): void {
+  const validators = file.jobs.validators;
+  if (!validators) return;
+  const rewards = file.jobs.rewards;
+  validators.network ??= rewards?.network ?? 'mainnet';
+  validators.nodeIds ??=
+    rewards && canonicalNetwork(rewards.network) === canonicalNetwork(validators.network)
+      ? [...rewards.nodeIds]
+      : [];
+  validators.addresses ??=
+    rewards && canonicalNetwork(rewards.network) === canonicalNetwork(validators.network)
+      ? [...rewards.addresses]
+      : [];
+  if (validators.nodeIds.length === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['jobs', 'validators', 'nodeIds'],
+      message:
+        'no node id to watch: give jobs.validators.nodeIds, or jobs.rewards.nodeIds (on the same network) for it to default to',
+    });
+  }
+}
+
 const usageBase = {
   /** How far back the first run reaches. @defaultValue '7d' */
   lookback: duration({ default: '7d', min: '1h', max: '366d', timer: false }),
@@ -528,6 +602,7 @@ export const fileConfigSchema = z
         supply: supplyJobSchema.optional(),
         transactions: transactionsJobSchema.optional(),
         rewards: rewardsJobSchema.optional(),
+        validators: validatorsJobSchema.optional(),
         usageMetrics: usageMetricsJobSchema.optional(),
         signatures: signaturesJobSchema.optional(),
         exports: exportsJobSchema.optional(),
@@ -553,7 +628,10 @@ export const fileConfigSchema = z
     budget: budgetSchema.prefault({}),
     retention: retentionSchema.prefault({}),
   })
-  .superRefine(refuseRetentionBelowRereads);
+  .superRefine((file, ctx) => {
+    refuseRetentionBelowRereads(file, ctx);
+    resolveValidators(file, ctx);
+  });
 
 export type FileConfig = z.output<typeof fileConfigSchema>;
 export type ServiceConfig = z.output<typeof serviceSchema>;
@@ -561,6 +639,7 @@ export type MaintenanceJobConfig = z.output<typeof maintenanceJobSchema>;
 export type JobsConfig = FileConfig['jobs'];
 export type TransactionsJobConfig = z.output<typeof transactionsJobSchema>;
 export type RewardsJobConfig = z.output<typeof rewardsJobSchema>;
+export type ValidatorsJobConfig = z.output<typeof validatorsJobSchema>;
 export type UsageMetricsJobConfig = z.output<typeof usageMetricsJobSchema>;
 export type UsageSourceConfig = z.output<typeof usageSourceSchema>;
 export type SignaturesJobConfig = z.output<typeof signaturesJobSchema>;

@@ -3,9 +3,11 @@
  * loaded into exported_transactions; a file that proves broken, or that is not on this host's disk
  * before it is loaded, is fetched again; one whose format is unknown is kept and recorded.
  */
+
 import { access, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type JobContext, JobFailedError, scrubSecrets } from '../kernel/index.js';
+import { JOB_NAMES } from '../kernel/job-names.js';
 import {
   type ExportFileRow,
   type ExportOperationRow,
@@ -197,7 +199,7 @@ async function loadOnce(
         commit: ctx.commit,
         // A row that fails is set aside under the exports job (whichever run loads the file).
         where: {
-          job: 'exports',
+          job: JOB_NAMES.exports,
           scope: row.exportName,
           context: {
             exportName: row.exportName,

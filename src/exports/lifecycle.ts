@@ -13,6 +13,7 @@ import {
   JobFailedError,
   scrubSecrets,
 } from '../kernel/index.js';
+import { JOB_NAMES } from '../kernel/job-names.js';
 import {
   claimExportWindow,
   type ExportOperationRow,
@@ -34,11 +35,10 @@ import {
 } from '../upstream/index.js';
 import { ensureLoaded } from './files.js';
 import { describeOperation, type ExportsSettings, iso } from './operation.js';
-import { decideClaim, EXPORT_POLL_JOB, isRetryableFailure, pollDelayMs, retryBackoffMs } from './policy.js';
+import { decideClaim, isRetryableFailure, pollDelayMs, retryBackoffMs } from './policy.js';
 import { followUpRequest } from './requests.js';
 
 export type { ExportsSettings };
-export { EXPORT_POLL_JOB };
 
 const COMPLETED = new Set(['COMPLETED', 'COMPLETED_WITH_WARNING']);
 
@@ -46,10 +46,10 @@ const COMPLETED = new Set(['COMPLETED', 'COMPLETED_WITH_WARNING']);
 export function pollContinuation(row: ExportOperationRow, s: ExportsSettings): Continuation {
   const running = row.status === 'RUNNING' && !row.gaveUpAt;
   return {
-    job: EXPORT_POLL_JOB,
+    job: JOB_NAMES.exportPoll,
     args: { operationId: row.operationId, poll: row.statusReads },
     delayMs: running ? pollDelayMs(row.statusReads, s) : 0,
-    id: `${EXPORT_POLL_JOB}|${row.operationId}|${row.statusReads}`,
+    id: `${JOB_NAMES.exportPoll}|${row.operationId}|${row.statusReads}`,
   };
 }
 
@@ -245,7 +245,7 @@ export async function advanceExport(
 async function noteDrift(ctx: JobContext, op: WithFindings<Operation>): Promise<Operation> {
   const { findings, ...operation } = op;
   if (findings) {
-    const where = { job: 'exports', scope: 'operations', context: {} };
+    const where = { job: JOB_NAMES.exports, scope: 'operations', context: {} };
     await ctx.commit(async () => ({ rows: 0, findings }), { where });
   }
   return operation;

@@ -5,9 +5,6 @@
 import type { ClaimDecision, LatestClaim } from '../store/index.js';
 import { defaultRetryPolicy, retryDelayMs } from '../upstream/retry.js';
 
-/** The job that advances one export operation a step (a continuation of `exports`). */
-export const EXPORT_POLL_JOB = 'export-poll';
-
 /**
  * How long a claim without an operation id holds its window. A claim is taken just before the POST
  * and completed as soon as it answers, so one still empty after this long was cut short by a crash

@@ -9,6 +9,7 @@
 import { Counter, Histogram, type Metric, type Registry } from 'prom-client';
 import { RETAINED_TABLES } from '../config/index.js';
 import type { RunSummary } from '../kernel/index.js';
+import { BACKEND_FAULT_CAUSES, type BackendFaultCause } from '../queue/backend-faults.js';
 import { diskFullError } from '../store/index.js';
 import { type AttemptEvent, endpointNames, endpoints, REJECT_REASONS } from '../upstream/index.js';
 
@@ -27,6 +28,8 @@ export interface Observer {
   observeRun(s: RunSummary): void;
   observeAttempt(e: AttemptEvent): void;
   observeSkippedSlot(job: string): void;
+  /** An error answer of the queue's backend (src/queue/backend-faults.ts), by cause. */
+  observeBackendFault(cause: BackendFaultCause): void;
 }
 
 export interface OwnMetrics extends Observer {
@@ -97,6 +100,12 @@ export function createOwnMetrics(jobs: readonly string[]): OwnMetrics {
     labelNames: ['endpoint'],
     registers,
   });
+  const backendFaults = new Counter({
+    name: 'glacier_queue_backend_faults_total',
+    help: "Error answers of the queue's backend seen by this process, per cause (oom, readonly, busy, tls, sentinel, other): Redis refusing writes at maxmemory, a failed TLS handshake, a sentinel's invalid answer. Connection losses are not counted here.",
+    labelNames: ['cause'],
+    registers,
+  });
   const duration = new Histogram({
     name: 'glacier_upstream_request_duration_seconds',
     help: 'Duration of HTTP attempts to the Data API, per endpoint.',
@@ -112,6 +121,7 @@ export function createOwnMetrics(jobs: readonly string[]): OwnMetrics {
     for (const reason of REJECT_REASONS) rejected.inc({ job_name: job, reason }, 0);
   }
   for (const table of Object.values(RETAINED_TABLES)) pruned.inc({ table }, 0);
+  for (const cause of BACKEND_FAULT_CAUSES) backendFaults.inc({ cause }, 0);
   for (const endpoint of endpointNames) {
     retries.inc({ endpoint }, 0);
     rateLimited.inc({ endpoint }, 0);
@@ -129,6 +139,7 @@ export function createOwnMetrics(jobs: readonly string[]): OwnMetrics {
     retries,
     rateLimited,
     computeUnits,
+    backendFaults,
     duration,
   ];
   return {
@@ -154,6 +165,9 @@ export function createOwnMetrics(jobs: readonly string[]): OwnMetrics {
     observeSkippedSlot(job) {
       skipped.inc({ job_name: job });
     },
+    observeBackendFault(cause) {
+      backendFaults.inc({ cause });
+    },
   };
 }
 
@@ -168,6 +182,9 @@ export function observeAll(...observers: Partial<Observer>[]): Observer {
     },
     observeSkippedSlot: (job) => {
       for (const o of observers) o.observeSkippedSlot?.(job);
+    },
+    observeBackendFault: (cause) => {
+      for (const o of observers) o.observeBackendFault?.(cause);
     },
   };
 }

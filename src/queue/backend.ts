@@ -95,7 +95,12 @@ export interface QueueBackend {
   ping(timeoutMs?: number): Promise<void>;
   /** Calls `fn` each time the backend is reachable again after an outage; returns the unsubscribe. */
   onReconnect(fn: () => void): () => void;
-  /** What the operator should fix in the backend's own settings (Redis's eviction policy), if anything. */
+  /**
+   * That a worker could claim a job now, beyond `ping` (Redis answers PING while it refuses the writes
+   * a claim takes): `/readyz`'s `worker` check. Without it, the worker check looks at the worker alone.
+   */
+  checkClaim?(timeoutMs?: number): Promise<void>;
+  /** What the operator should fix in the backend's own settings (Redis's eviction policy and maxmemory), if anything. */
   checkSettings(): Promise<string | undefined>;
   /** Removes everything of this collector's prefix from the backend: the demo's cleanup, once stopped. */
   removeAll(): Promise<void>;

@@ -1,7 +1,7 @@
 import { RateLimiterRes, type RateLimiterStoreAbstract } from 'rate-limiter-flexible';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
-import { abortableSleep } from '../upstream/http.js';
+import { abortableSleep } from '../runtime/sleep.js';
 import { BudgetExhaustedError, type ComputeUnitBudget, type EndpointName } from '../upstream/index.js';
 import type { QueueBackend } from './backend.js';
 

@@ -12,7 +12,14 @@ import type { QueueBackend } from './backend.js';
 import { type Beat, type MalformedBeat, readHeartbeats } from './heartbeat.js';
 import { QUEUE_NAME } from './jobs.js';
 import { describePostgresError, postgresBackend, queuePool, queueSchemaExists } from './postgres-backend.js';
-import { describeRedisError } from './redis.js';
+import {
+  describeRedisError,
+  describeRedisMemory,
+  type RedisMemory,
+  readRedisMemory,
+  redisMemoryNote,
+  redisMemoryProblem,
+} from './redis.js';
 import { redisSharedState } from './redis-backend.js';
 import { redisOptions } from './redis-options.js';
 
@@ -39,6 +46,11 @@ export interface ServiceProbe {
   malformed: MalformedBeat[];
   lastSeenAt: string | null;
   queue: QueueCountsNow | null;
+  /**
+   * Redis's memory (INFO memory): what it uses, its maxmemory and policy, and what is wrong with them
+   * for BullMQ (`noeviction` required, headroom); null on PostgreSQL, or when Redis does not say.
+   */
+  memory: (RedisMemory & { summary: string; problem: string | null; note: string | null }) | null;
 }
 
 type ProbeTarget = Pick<Config, 'redis' | 'queue'> & { service: Pick<Config['service'], 'queuePrefix'> };
@@ -54,7 +66,14 @@ export function probeService(config: ProbeTarget, timeoutMs = 2_000): Promise<Se
       );
 }
 
-const unreachable = { reachable: false, processes: [], malformed: [], lastSeenAt: null, queue: null };
+const unreachable = {
+  reachable: false,
+  processes: [],
+  malformed: [],
+  lastSeenAt: null,
+  queue: null,
+  memory: null,
+};
 
 async function probeRedis(
   target: RedisSettings,
@@ -91,7 +110,22 @@ async function probeRedis(
     // not to, which left a key behind under the prefix of a collector that never ran.
     const queue = new Queue(QUEUE_NAME, { connection: redis, prefix, skipMetasUpdate: true });
     queue.on('error', () => undefined);
-    return { ...base, reachable: true, error: null, ...sighting, queue: await counts(queue) };
+    const memory = await readRedisMemory(redis).catch(() => undefined);
+    return {
+      ...base,
+      reachable: true,
+      error: null,
+      ...sighting,
+      queue: await counts(queue),
+      memory: memory
+        ? {
+            ...memory,
+            summary: describeRedisMemory(memory),
+            problem: redisMemoryProblem(memory) ?? null,
+            note: redisMemoryNote(memory) ?? null,
+          }
+        : null,
+    };
   } catch (err) {
     return { ...base, ...unreachable, error: describeRedisError(firstError ?? (err as Error)) };
   } finally {
@@ -136,12 +170,13 @@ async function probePostgres(
         malformed: [],
         lastSeenAt: null,
         queue: { waiting: 0, active: 0, delayed: 0, failed: 0 },
+        memory: null,
       };
     }
     const sighting = await readHeartbeats(backend.shared, prefix);
     const queue = backend.createQueue();
     try {
-      return { ...base, reachable: true, error: null, ...sighting, queue: await counts(queue) };
+      return { ...base, reachable: true, error: null, ...sighting, queue: await counts(queue), memory: null };
     } finally {
       await queue.close().catch(() => undefined);
     }

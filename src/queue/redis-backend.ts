@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { CollectorQueue, CollectorWorkerHandle, QueueBackend, SharedState } from './backend.js';
 import { QUEUE_NAME, type QueuedJobData, redisJobOptions } from './jobs.js';
-import { checkEvictionPolicy, type RedisConnections } from './redis.js';
+import { checkRedisMemory, checkRedisWrites, type RedisConnections } from './redis.js';
 
 export function redisBackend(conns: RedisConnections, prefix: string, setting: string): QueueBackend {
   const { producer } = conns;
@@ -42,7 +42,8 @@ export function redisBackend(conns: RedisConnections, prefix: string, setting: s
       if (producer.status === 'ready') queueMicrotask(fn);
       return () => void producer.off('ready', fn);
     },
-    checkSettings: () => checkEvictionPolicy(producer),
+    checkSettings: () => checkRedisMemory(producer),
+    checkClaim: (timeoutMs) => checkRedisWrites(producer, `${prefix}:readyz:${process.pid}`, timeoutMs),
     async removeAll() {
       let cursor = '0';
       do {

@@ -18,9 +18,11 @@
  *   the promoted replica. (ioredis's `failoverDetector` is not used: `quit()` leaves its sentinel
  *   subscriptions open, and BullMQ's duplicated connections would keep a stopped process alive.)
  */
+import { isIP } from 'node:net';
 import type { RedisOptions } from 'ioredis';
 import type { ClientTls } from '../config/client-tls.js';
 import type { RedisSettings } from '../config/redis.js';
+import { excerpt } from '../escape/excerpt.js';
 
 export type RedisUse = 'worker' | 'producer';
 
@@ -35,6 +37,51 @@ export function reconnectDelayMs(times: number, random: () => number = Math.rand
 /** ioredis's answer to a reply error: 2 = reconnect and send the command again; false = pass it on. */
 export function reconnectOnError(err: Error): 2 | false {
   return /^(READONLY|LOADING)\b/.test(err.message) ? 2 : false;
+}
+
+/**
+ * The longest a sentinel may take to answer `get-master-addr-by-name` before the next one is asked.
+ * ioredis's connect timeout covers the TCP connection only (a stopped process's kernel still accepts
+ * it), and it gives sentinel commands no timeout at all (`sentinelCommandTimeout` unset): a sentinel that
+ * accepts connections but does not answer (SIGSTOPped, its host overloaded) held every connection
+ * for good, and the next sentinel was never asked.
+ */
+export const SENTINEL_TIMEOUT_MS = 2_000;
+/**
+ * A TCP (and TLS) connection to a server or a sentinel (ioredis uses one timeout for both): one that
+ * hangs is dropped, and the next sentinel asked or the server retried with back-off.
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
+/** A host name is at most 253 characters (RFC 1035); a sentinel's answer is held to it. */
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?$/;
+
+/**
+ * A sentinel's answer to `get-master-addr-by-name`, as ioredis hands it to `natMap` ("host:port"),
+ * checked before it is connected to: a host name or an IP address of sane length, a port in
+ * 1..65535. A sentinel that answered port 99999 sent ioredis into a loop of failed connections with
+ * no pause (a core, 35 MB/s of memory, SIGTERM unheard); one that named a 1 MiB host had it logged
+ * whole. A bad answer throws, which ioredis reports as that sentinel's failure ("failed to connect
+ * to sentinel … because …") and asks the next, with its back-off once none answered well.
+ */
+export function checkSentinelAnswer(key: string): { host: string; port: number } {
+  const colon = key.lastIndexOf(':');
+  const host = colon < 0 ? key : key.slice(0, colon);
+  const portText = colon < 0 ? '' : key.slice(colon + 1);
+  const port = Number(portText);
+  const problems: string[] = [];
+  if (!(isIP(host) || HOST_NAME.test(host))) {
+    problems.push(
+      `host "${excerpt(host, 80)}"${host.length > 80 ? ` (${host.length} characters)` : ''} is not a host name or IP address`,
+    );
+  }
+  if (!/^\d{1,5}$/.test(portText) || port < 1 || port > 65_535) {
+    problems.push(`port "${excerpt(portText, 20)}" is not in 1..65535`);
+  }
+  if (problems.length > 0) {
+    throw new Error(`the sentinel named an invalid master address: ${problems.join('; ')}`);
+  }
+  return { host, port };
 }
 
 /** `target` as settings: a URL alone is read as REDIS_URL. */
@@ -53,6 +100,7 @@ export function redisOptions(
     connectionName,
     retryStrategy: (times) => reconnectDelayMs(times),
     reconnectOnError,
+    connectTimeout: CONNECT_TIMEOUT_MS,
     // Connect now: the service logs an outage at once rather than at its first command.
     lazyConnect: false,
     ...(use === 'worker'
@@ -67,6 +115,14 @@ export function redisOptions(
       name: settings.master,
       role: 'master',
       sentinelRetryStrategy: (times) => reconnectDelayMs(times),
+      // Each sentinel is bounded (its connection by connectTimeout, its answer by this), so a frozen
+      // one is skipped for the next.
+      sentinelCommandTimeout: SENTINEL_TIMEOUT_MS,
+      // Every answer is checked before use (a function natMap sees each master address ioredis resolves).
+      natMap: checkSentinelAnswer,
+      // The sentinels asked are the ones configured: peers a sentinel reports are not added (their
+      // addresses would be unchecked, and a lying sentinel could name any).
+      updateSentinels: false,
       ...(settings.sentinelPassword !== undefined && { sentinelPassword: settings.sentinelPassword }),
       ...(settings.password !== undefined && { password: settings.password }),
       // TLS to the sentinels and to the master they name, with the same CA and client certificate.

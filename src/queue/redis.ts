@@ -2,7 +2,9 @@ import { Redis } from 'ioredis';
 import { untrustedCertificateHint } from '../config/client-tls.js';
 import { printableRedis, type RedisSettings, redisSetting } from '../config/redis.js';
 import { maskUrlPassword } from '../config/url-password.js';
+import { excerpt } from '../escape/excerpt.js';
 import type { Logger } from '../runtime/logger.js';
+import { createFaultLog } from './backend-faults.js';
 import { redisOptions, redisSettingsOf } from './redis-options.js';
 
 export { reconnectDelayMs } from './redis-options.js';
@@ -64,6 +66,12 @@ export function connectRedis(
     }
   };
   for (const conn of [producer, worker]) conn.on('error', onError);
+  // A sentinel that did not answer in time, or answered no valid address, while another may have:
+  // ioredis asks the next one and says so in this event (no error, when the next one answered).
+  const sentinelFaults = createFaultLog({ log, subject: `Redis Sentinel (${redisSetting(settings)})` });
+  for (const conn of [producer, worker]) {
+    conn.on('sentinelError', (err: Error) => sentinelFaults.seen('sentinel', describeRedisError(err)));
+  }
   producer.on('ready', onReady);
   producer.on('close', () => {
     up = false;
@@ -100,6 +108,7 @@ export function connectRedis(
       closed ??= (async () => {
         for (const conn of [producer, worker]) {
           conn.removeAllListeners('error');
+          conn.removeAllListeners('sentinelError');
           conn.on('error', () => undefined);
           // quit() waits for pending replies; disconnect() when the server is gone anyway.
           if (conn.status === 'ready') await conn.quit().catch(() => conn.disconnect());
@@ -111,29 +120,119 @@ export function connectRedis(
   };
 }
 
-/** "connect ECONNREFUSED 127.0.0.1:6379" rather than an AggregateError with a stack. */
+/**
+ * "connect ECONNREFUSED 127.0.0.1:6379" rather than an AggregateError with a stack. Bounded like
+ * upstream text (a sentinel or a server chooses what an error says: a 1 MiB host name was logged whole).
+ */
 export function describeRedisError(err: Error): string {
   if (err instanceof AggregateError && err.errors.length > 0)
     return describeRedisError(err.errors[0] as Error);
-  return err.message || err.name;
+  return excerpt(err.message || err.name, BACKEND_TEXT_LENGTH);
+}
+
+/** Characters of a backend's error text quoted at most. */
+export const BACKEND_TEXT_LENGTH = 400;
+
+/** What INFO memory says of Redis's memory (INFO works where managed services disable CONFIG). */
+export interface RedisMemory {
+  usedBytes: number;
+  /** 0: no limit (Redis grows until the kernel or the container stops it). */
+  maxmemoryBytes: number;
+  policy: string;
+}
+
+export async function readRedisMemory(redis: Redis): Promise<RedisMemory | undefined> {
+  const info = await redis.info('memory');
+  const field = (name: string) => new RegExp(`^${name}:(.*)$`, 'm').exec(info)?.[1]?.trim();
+  const used = Number(field('used_memory'));
+  const max = Number(field('maxmemory'));
+  const policy = field('maxmemory_policy');
+  if (!Number.isFinite(used) || !Number.isFinite(max) || !policy) return undefined;
+  return { usedBytes: used, maxmemoryBytes: max, policy: excerpt(policy, 40) };
+}
+
+/** Below this share of `maxmemory` left, `start` and `status` warn: the next burst of jobs may not fit. */
+export const LOW_HEADROOM = 0.1;
+
+/** "12.0 MiB used of 64.0 MiB (81 % headroom), maxmemory-policy noeviction", or with no limit. */
+export function describeRedisMemory(m: RedisMemory): string {
+  const limit =
+    m.maxmemoryBytes > 0
+      ? `of ${mib(m.maxmemoryBytes)} maxmemory (${Math.max(0, Math.floor((1 - m.usedBytes / m.maxmemoryBytes) * 100))} % headroom)`
+      : 'with no maxmemory';
+  return `${mib(m.usedBytes)} used ${limit}, maxmemory-policy ${m.policy}`;
 }
 
 /**
- * BullMQ needs `maxmemory-policy noeviction`: under memory pressure any other policy silently drops
- * job keys. Returns a warning to log, or undefined when the policy is right or cannot be read
- * (managed Redis services often disable CONFIG).
+ * What is wrong with Redis's memory settings for BullMQ, or undefined:
+ * - a policy other than `noeviction` silently drops job keys under memory pressure;
+ * - less than LOW_HEADROOM of `maxmemory` left: Redis refuses writes once full (the worker then
+ *   backs off and `/readyz` says so).
  */
-export async function checkEvictionPolicy(redis: Redis): Promise<string | undefined> {
-  try {
-    const reply = (await redis.config('GET', 'maxmemory-policy')) as string[];
-    const policy = reply[1];
-    if (policy && policy !== 'noeviction') {
-      return `Redis maxmemory-policy is "${policy}": BullMQ needs "noeviction" (set it in redis.conf or with CONFIG SET), or jobs can be lost under memory pressure`;
-    }
-  } catch {
-    // CONFIG disabled: nothing to check.
+export function redisMemoryProblem(m: RedisMemory): string | undefined {
+  if (m.policy !== 'noeviction') {
+    return `BullMQ needs maxmemory-policy "noeviction" (set it in redis.conf or with CONFIG SET), or jobs can be lost under memory pressure`;
+  }
+  if (m.maxmemoryBytes > 0 && m.usedBytes >= m.maxmemoryBytes * (1 - LOW_HEADROOM)) {
+    return `less than ${LOW_HEADROOM * 100} % left: Redis refuses writes once full (the worker then waits); free memory or raise maxmemory`;
   }
   return undefined;
+}
+
+/**
+ * Without `maxmemory`, Redis grows until the kernel (or its container's limit) kills it, losing what
+ * it held since its last save; with a limit and `noeviction` it refuses writes instead. Advice, not
+ * a fault (many a development Redis runs without).
+ */
+export function redisMemoryNote(m: RedisMemory): string | undefined {
+  return m.maxmemoryBytes === 0
+    ? 'no maxmemory: set one below the memory Redis may use (its container’s limit), so that a full Redis refuses writes instead of being killed'
+    : undefined;
+}
+
+/**
+ * Checked at start (and after each reconnection, once): a warning to log, or undefined when the
+ * settings are right or cannot be read.
+ */
+export async function checkRedisMemory(redis: Redis): Promise<string | undefined> {
+  try {
+    const m = await readRedisMemory(redis);
+    const problem = m && redisMemoryProblem(m);
+    return problem && `Redis memory: ${describeRedisMemory(m)}: ${problem}`;
+  } catch {
+    // INFO refused (renamed by a managed service): nothing to check.
+    return undefined;
+  }
+}
+
+/**
+ * The readiness check that the worker can claim: BullMQ claims with a script that writes, and Redis
+ * refuses writes when full (`OOM command not allowed…`) while it still answers PING. A key of the
+ * process's own, under the prefix, written with a short time to live.
+ */
+export async function checkRedisWrites(redis: Redis, key: string, timeoutMs = 1_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      redis.set(key, '1', 'PX', 10_000),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+  } catch (err) {
+    throw new Error(
+      `Redis refuses the writes that claiming a job takes: ${describeRedisError(err as Error)}`,
+      {
+        cause: err,
+      },
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
 /** How long a close waits for a BullMQ queue or worker still setting up its connections. */

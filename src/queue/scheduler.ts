@@ -3,6 +3,7 @@ import type { Config } from '../config/index.js';
 import type { Job } from '../kernel/job.js';
 import type { Logger } from '../runtime/logger.js';
 import type { CollectorQueue } from './backend.js';
+import { backendFaultCause, createFaultLog, isConnectionError } from './backend-faults.js';
 
 export interface SchedulerOptions {
   config: Config;
@@ -39,6 +40,8 @@ const FIRED_MEMORY = 8_192;
  */
 const ENQUEUE_RETRY_MS = 60_000;
 const ENQUEUE_RETRY_MAX_DELAY_MS = 5_000;
+/** How long a stop waits for adds in flight. */
+const STOP_WAIT_MS = 1_000;
 
 export function createScheduler(o: SchedulerOptions): Scheduler {
   const tasks: ScheduledTask[] = [];
@@ -47,6 +50,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   const wakeUps = new Set<() => void>();
   let stopping = false;
   const { timezone } = o.config.service;
+  const addFaults = createFaultLog({ log: o.log, subject: 'the scheduler cannot add slots' });
 
   async function enqueue(job: Job, jobId: string, slot: Date): Promise<void> {
     const log = o.log.child({ job: job.name, slot: slot.toISOString() });
@@ -75,6 +79,11 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
         const delay = Math.min(ENQUEUE_RETRY_MAX_DELAY_MS, 250 * 2 ** attempt);
         if (stopping || Date.now() + delay > giveUpAt) {
           log.debug({ err: (err as Error).message }, 'slot not enqueued');
+          // An error answer (Redis full: OOM) is no outage the connection reports: said here, at
+          // most once a minute per cause.
+          if (!stopping && !isConnectionError(err as Error)) {
+            addFaults.seen(backendFaultCause(err as Error), err as Error);
+          }
           return;
         }
         await new Promise<void>((resolve) => {
@@ -201,7 +210,18 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       await replanning;
       await unschedule();
       if (missedFlush) clearImmediate(missedFlush);
-      await Promise.allSettled([...inFlight]);
+      // An add still in flight waits for a backend that is away (its connection never came up):
+      // it is let go after a second, not waited for until the shutdown deadline abandons it. Its slot
+      // was not added, so nothing runs twice; the next slot runs after the restart.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...inFlight]),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, STOP_WAIT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (inFlight.size > 0) o.log.debug({ adds: inFlight.size }, 'slot adds in flight let go at shutdown');
     },
   };
 }

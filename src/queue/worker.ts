@@ -4,6 +4,13 @@ import type { Config } from '../config/index.js';
 import { findJob, type JobList, type RunDeps, type RunSummary, runJob } from '../kernel/index.js';
 import type { Logger } from '../runtime/logger.js';
 import type { CollectorQueue, CollectorWorkerHandle, QueueBackend } from './backend.js';
+import {
+  type BackendFaultCause,
+  backendFaultCause,
+  createFaultLog,
+  faultBackoffMs,
+  isConnectionError,
+} from './backend-faults.js';
 import { type QueuedJobData, workerLimiter } from './jobs.js';
 import { untilSetUp } from './redis.js';
 
@@ -17,12 +24,32 @@ export interface WorkerOptions {
   deps: RunDeps;
   log: Logger;
   onRun?: (summary: RunSummary) => void;
+  /** Every error answer of the backend the worker sees (the metric). */
+  onBackendFault?: (cause: BackendFaultCause) => void;
+  /**
+   * Whether the backend answers now (`QueueBackend.isUp`): a close while it does not drops the
+   * connections rather than wait for them. @defaultValue always up
+   */
+  backendUp?: () => boolean;
+  /** The longest pause after an error answer of the backend. @defaultValue FAULT_BACKOFF_CAP_MS */
+  faultBackoffCapMs?: number;
 }
+
+/**
+ * The longest pause of the worker after an error answer: short enough that it claims again within
+ * seconds of the backend's recovery (the issue's bound: 15 s), long enough to cost nothing meanwhile.
+ */
+export const FAULT_BACKOFF_CAP_MS = 10_000;
 
 export interface CollectorWorker {
   readonly worker: CollectorWorkerHandle;
   /** Runs in progress. */
   active(): number;
+  /**
+   * Why the worker cannot claim jobs now (it is pausing after an error answer of the backend), or
+   * undefined: `/readyz`'s `worker` check.
+   */
+  claimProblem(): string | undefined;
   /**
    * Stops taking jobs, lets the active ones finish for up to `graceMs`, then aborts them (their
    * job_runs rows say "interrupted") and closes.
@@ -94,18 +121,57 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
     limiter: workerLimiter,
     autorun: true,
   });
+  // An error answer (Redis at maxmemory: `OOM command not allowed…`; `-ERR`) makes BullMQ's main
+  // loop emit it and ask again at once, with no pause (its retry delay is for connection errors
+  // only): tens of thousands of lines a second. The worker pauses instead, for a capped, jittered
+  // back-off, and resumes; the fault is logged once a minute per cause and counted.
+  const faults = createFaultLog({
+    log: o.log,
+    subject: 'the worker cannot claim jobs',
+    ...(o.onBackendFault && { onFault: o.onBackendFault }),
+  });
+  const cap = o.faultBackoffCapMs ?? FAULT_BACKOFF_CAP_MS;
+  let consecutive = 0;
+  let pausedUntil: number | undefined;
+  let resumeTimer: NodeJS.Timeout | undefined;
+  let quietTimer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const recovered = () => {
+    clearTimeout(quietTimer);
+    quietTimer = undefined;
+    if (pausedUntil !== undefined) return;
+    consecutive = 0;
+    for (const f of faults.current()) faults.ended(f.cause);
+  };
   worker.on('error', (err) => {
     if (o.backend.knownFault(err)) return; // the backend says it, once
-    // Connection errors are logged once per outage by the connection itself.
-    // (PostgreSQL's: a connection terminated, the server shutting down, a pool that cannot connect.)
-    if (
-      !/ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|Connection is closed|Connection terminated|terminating connection|the database system is (shutting down|starting up)|timeout exceeded when trying to connect/.test(
-        err.message,
-      )
-    ) {
-      o.log.error({ err: err.message }, 'worker error');
+    if (isConnectionError(err)) return;
+    const cause = backendFaultCause(err);
+    // A failed handshake or a lying sentinel is a connection that does not come up: the connection
+    // logs it once per outage and retries with its own back-off (BullMQ passes each attempt's error
+    // on to the worker: a line per reconnect, before); pausing the worker would only delay recovery.
+    if (cause === 'tls' || cause === 'sentinel') {
+      o.onBackendFault?.(cause);
+      return;
     }
+    faults.seen(cause, err);
+    if (stopped || pausedUntil !== undefined) return;
+    consecutive++;
+    const delay = faultBackoffMs(consecutive, cap);
+    pausedUntil = Date.now() + delay;
+    clearTimeout(quietTimer);
+    void worker.pause(true).catch(() => undefined);
+    resumeTimer = setTimeout(() => {
+      pausedUntil = undefined;
+      if (stopped) return;
+      void worker.resume();
+      // An idle worker may claim nothing for a while (it blocks waiting for a job): no new error
+      // within two of its block times is a recovery too.
+      quietTimer = setTimeout(recovered, 10_000);
+    }, delay);
   });
+  worker.on('active', recovered);
+  worker.on('drained', recovered);
   worker.on('failed', (job, err) => {
     if (job && !(err instanceof RateLimitError)) {
       o.log.debug({ jobId: job.id, attemptsMade: job.attemptsMade, err: err.message }, 'queued job failed');
@@ -116,9 +182,33 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
   return {
     worker,
     active: () => active,
+    claimProblem() {
+      const [fault] = faults.current();
+      if (!fault || (pausedUntil === undefined && quietTimer === undefined)) return undefined;
+      const since = new Date(fault.sinceMs).toISOString();
+      return `the worker cannot claim jobs since ${since} (${fault.cause}): ${fault.message}`;
+    },
     close(graceMs) {
       closing ??= (async () => {
+        stopped = true;
+        clearTimeout(resumeTimer);
+        clearTimeout(quietTimer);
+        pausedUntil = undefined;
         await untilSetUp(worker);
+        if (o.backendUp && !o.backendUp()) {
+          // The backend is away (down, a TLS handshake that fails, no sentinel naming a valid
+          // master): BullMQ's graceful close waits for connections that never come (it took the
+          // whole deadline and was abandoned). Nothing can be handed back to it anyway: runs in
+          // progress are interrupted (their job_runs rows say so, and their locks expire into the
+          // stalled check), then the connections are dropped.
+          if (active > 0) {
+            worker.cancelAllJobs('interrupted by shutdown');
+            const until = Date.now() + graceMs;
+            while (active > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+          }
+          await worker.close(true);
+          return;
+        }
         const closed = worker.close();
         let timer: NodeJS.Timeout | undefined;
         const grace = new Promise<'grace'>((resolve) => {

@@ -2,12 +2,14 @@
  * How far the first backfill of each rewards batch got, read back from its cursors, with the
  * estimate of report/backfill.ts (apart: `plan` estimates without a database, and loads none).
  */
+
 import type { Config } from '../config/index.js';
+import { JOB_NAMES } from '../kernel/job-names.js';
 import { readCron } from '../queue/schedule.js';
 import { isoOfSeconds } from '../runtime/clock.js';
 import { readCursor, type Store } from '../store/index.js';
 import { backfillComplete, type NewestFirstCursor } from '../sync/newest-first.js';
-import { REWARDS_JOB, rewardStreams } from '../sync/reward-streams.js';
+import { rewardStreams } from '../sync/reward-streams.js';
 import { canonicalNetwork } from '../upstream/endpoints.js';
 import {
   assumedPages,
@@ -31,7 +33,7 @@ export async function collectRewardsBackfill(
   const nowSec = o.nowMs / 1000;
   const batches: BatchBackfill[] = [];
   for (const [i, s] of rewardStreams(job).entries()) {
-    const cursor = store ? await readCursor<NewestFirstCursor>(store, REWARDS_JOB, s.scope) : undefined;
+    const cursor = store ? await readCursor<NewestFirstCursor>(store, JOB_NAMES.rewards, s.scope) : undefined;
     const p = cursor?.backfill;
     const started = cursor !== undefined;
     const complete = backfillComplete(cursor);

@@ -11,9 +11,12 @@ import {
   listUnfinishedExports,
   readDrift,
   readSetAsideSummaries,
+  readUnfinishedCopy,
   type SetAsideSummary,
   type Store,
   sumComputeUnitsSince,
+  type UnfinishedCopy,
+  unfinishedCopyProblem,
 } from '../store/index.js';
 import { formatTable } from '../terminal/text-table.js';
 import { formatCount, span } from '../terminal/units.js';
@@ -43,6 +46,11 @@ export interface Status {
     tables: (TableStatus & { internal: boolean })[];
     /** Rows the maintenance job removed per day over the last week, every table together. */
     prunedPerDay: number;
+    /**
+     * A `migrate-store` into this database that has not ended (killed, or still running): its rows
+     * are partial, and `start` and `run` refuse it until the copy is run again to its end; else null.
+     */
+    unfinishedCopy: UnfinishedCopy | null;
   };
   /** The service as Redis shows it (heartbeats, queue counts); null when not looked at. */
   service: ServiceProbe | null;
@@ -126,6 +134,7 @@ export async function collectStatus(
         readDrift(store),
       ])
     : [[], [], 0, { tables: [], prunedPerDay: 0 }, [], [], []];
+  const unfinishedCopy = (store && (await readUnfinishedCopy(store))) ?? null;
   const latest = new Map(latestRuns.map((r) => [r.job, r]));
   const successes = new Map(lastSuccesses.map((r) => [r.job, r.finishedAt]));
   const jobs: JobStatus[] = [];
@@ -168,6 +177,7 @@ export async function collectStatus(
       exists: store !== undefined,
       ...storage,
       tables: storage.tables.map((t) => ({ ...t, internal: isInternalTable(t.table) })),
+      unfinishedCopy,
     },
     service: options.service ?? null,
     schedulerRunning: schedulerRunning(options.service ?? null),
@@ -262,6 +272,12 @@ export function formatStatus(status: Status, options: { cli?: string | undefined
   const out: string[] = [
     `glacier-collector status at ${when(status.now, now).replace(/ \(.*\)$/, '')}`,
     '',
+    ...(status.database.unfinishedCopy
+      ? [
+          `UNFINISHED COPY: ${unfinishedCopyProblem(status.database.location, status.database.unfinishedCopy)}`,
+          '',
+        ]
+      : []),
     ...formatService(status.service, status.jobs, now, options.cli ?? PROGRAM),
   ];
   if (status.jobs.length === 0) {
@@ -408,7 +424,12 @@ function schedulerRunning(service: ServiceProbe | null): boolean | null {
 
 /** The collector's own bookkeeping (claims, the metrics' summaries), listed apart from the data tables. */
 export function isInternalTable(name: string): boolean {
-  return name === 'export_claims' || name === 'export_status_counts' || name.endsWith('_summaries');
+  return (
+    name === 'export_claims' ||
+    name === 'export_status_counts' ||
+    name === 'store_meta' ||
+    name.endsWith('_summaries')
+  );
 }
 
 /** The rows per table: the data tables, then the internal ones under a heading of their own. */
@@ -474,6 +495,11 @@ function formatService(service: ServiceProbe | null, jobs: JobStatus[], now: Dat
   if (service.queue) {
     const q = service.queue;
     out.push(`queue: waiting ${q.waiting}, active ${q.active}, delayed ${q.delayed}, failed ${q.failed}`);
+  }
+  if (service.memory) {
+    out.push(`redis memory: ${service.memory.summary}`);
+    if (service.memory.problem) out.push(`  WARNING: ${service.memory.problem}`);
+    if (service.memory.note) out.push(`  ${service.memory.note}`);
   }
   const overdue = jobs.filter((j) => j.overdueSince);
   if (overdue.length > 0) {

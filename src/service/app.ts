@@ -1,5 +1,5 @@
 import { untrustedCertificateHint } from '../config/client-tls.js';
-import { type Config, databaseLocation, databaseSetting } from '../config/index.js';
+import { type Config, ConfigError, databaseLocation, databaseSetting } from '../config/index.js';
 import { urlSecrets } from '../config/url-password.js';
 import type { RunDeps } from '../kernel/index.js';
 import type { Observer } from '../metrics/index.js';
@@ -11,7 +11,9 @@ import {
   describeMigration,
   type OpenStoreOptions,
   openStore,
+  readUnfinishedCopy,
   type Store,
+  unfinishedCopyProblem,
 } from '../store/index.js';
 import { type ComputeUnitBudget, createDataApiClient, type DataApiClient } from '../upstream/index.js';
 import { createLifecycle, type Lifecycle } from './lifecycle.js';
@@ -56,6 +58,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     },
   });
   lifecycle.add('database', () => store.close());
+  await refuseUnfinishedCopy(store, lifecycle);
   const client = createDataApiClient({
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
@@ -80,6 +83,17 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       await lifecycle.release();
     },
   };
+}
+
+/**
+ * A store a `migrate-store` is copying into, or was killed copying into, is not collected into: its
+ * rows are partial, and a job would fetch again what the rest of the copy brings.
+ */
+async function refuseUnfinishedCopy(store: Store, lifecycle: Lifecycle): Promise<void> {
+  const copy = await readUnfinishedCopy(store);
+  if (!copy) return;
+  await lifecycle.release();
+  throw new ConfigError(unfinishedCopyProblem(store.location, copy));
 }
 
 /**

@@ -27,6 +27,7 @@ import { configuredLogger, createLogger, type Logger } from '../runtime/logger.j
 import { appliedMigrations, checkWritable, shippedMigrations, sumComputeUnitsSince } from '../store/index.js';
 import { type App, createApp } from './app.js';
 import { createLifecycle, type ReleaseReport } from './lifecycle.js';
+import { type ReadinessCheck, runReadiness } from './readiness.js';
 
 export { type Role, roles } from '../queue/jobs.js';
 
@@ -151,32 +152,31 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     );
 
     const expectedMigrations = shippedMigrations(app.store);
-    const readiness = async (): Promise<ReadyReport> => {
-      const checks: ReadyReport['checks'] = {};
-      const check = async (name: string, fn: () => Promise<void> | void) => {
-        try {
-          await fn();
-          checks[name] = { ok: true };
-        } catch (err) {
-          checks[name] = { ok: false, error: (err as Error).message };
-        }
-      };
-      await check('database', () => checkWritable(app.store));
-      await check('migrations', async () => {
-        const applied = await appliedMigrations(app.store);
-        if (applied < expectedMigrations) {
-          throw new Error(
-            `${applied} of ${expectedMigrations} migrations applied; run \`${options.cli ?? PROGRAM} migrate\``,
-          );
-        }
-      });
-      await check(backend.checkName, () => backend.ping());
-      await check('disk', () => {
-        const diskFull = disk.diskFull();
-        if (diskFull) throw new Error(`the last write failed: ${diskFull}; ready again once a run succeeds`);
-      });
-      return { ready: Object.values(checks).every((c) => c.ok), checks };
-    };
+    // /readyz: a list of named checks (readiness.ts); the worker's is added once it exists.
+    const checks: ReadinessCheck[] = [
+      { name: 'database', check: () => checkWritable(app.store) },
+      {
+        name: 'migrations',
+        async check() {
+          const applied = await appliedMigrations(app.store);
+          if (applied < expectedMigrations) {
+            throw new Error(
+              `${applied} of ${expectedMigrations} migrations applied; run \`${options.cli ?? PROGRAM} migrate\``,
+            );
+          }
+        },
+      },
+      { name: backend.checkName, check: () => backend.ping() },
+      {
+        name: 'disk',
+        check() {
+          const diskFull = disk.diskFull();
+          if (diskFull)
+            throw new Error(`the last write failed: ${diskFull}; ready again once a run succeeds`);
+        },
+      },
+    ];
+    const readiness = () => runReadiness(checks);
 
     metrics.setReadiness(readiness);
     metrics.setQueueCounts(async () => ({ [QUEUE_NAME]: await queue.getJobCounts(...QUEUE_STATES) }));
@@ -201,9 +201,22 @@ export async function startService(config: Config, options: ServiceOptions): Pro
           deps: app,
           log,
           onRun: observer.observeRun,
+          onBackendFault: observer.observeBackendFault,
+          backendUp: () => backend.isUp(),
         })
       : undefined;
-    if (worker) lifecycle.add('worker', () => worker.close(grace), { timeoutMs: grace + 5_000 });
+    if (worker) {
+      lifecycle.add('worker', () => worker.close(grace), { timeoutMs: grace + 5_000 });
+      // Ready only while the worker can claim: PING answers while Redis refuses every write.
+      checks.push({
+        name: 'worker',
+        async check() {
+          const problem = worker.claimProblem();
+          if (problem) throw new Error(problem);
+          await backend.checkClaim?.();
+        },
+      });
+    }
     if (role !== 'worker') {
       const scheduler = createScheduler({
         config,

@@ -1,6 +1,7 @@
 /** What every route handler stands on: the data sources, the stores and the settings of one simulator. */
 import type { Clock } from '../runtime/clock.js';
 import type { Account } from './auth.js';
+import type { AutoRenewedSource } from './data/auto-renewed.js';
 import type { RewardKey, RewardSource } from './data/rewards.js';
 import type { SupplySource } from './data/supply.js';
 import type { TransactionSource } from './data/transactions.js';
@@ -21,6 +22,8 @@ export interface SimContext {
   txTokens: TokenCodec<number>;
   rewardTokens: TokenCodec<RewardKey>;
   validators: ValidatorSource;
+  /** ACP-236 auto-renewed validations (Fuji): their cycles. */
+  autoRenewed: AutoRenewedSource;
   /** Tokens of the staking lists (validators, delegators, pending rewards): an index into the list. */
   validatorTokens: TokenCodec<number>;
   /** Base of download URLs (no trailing slash). */

@@ -9,6 +9,7 @@ import type { TierName } from '../upstream/endpoints.js';
 import { type ApiKeyConfig, createAuth } from './auth.js';
 import type { SimContext } from './context.js';
 import type { CsvColumnSpec, CsvDefect } from './csv.js';
+import { createAutoRenewedSource } from './data/auto-renewed.js';
 import { createRewardSource, isRewardKey } from './data/rewards.js';
 import { createSupplySource } from './data/supply.js';
 import { createTransactionSource, isTxPosition } from './data/transactions.js';
@@ -176,6 +177,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       shortNodes: options.validators?.shortNodes,
     }),
     validatorTokens: createTokenCodec({ seed, clock, ttlMs, isPosition: isTxPosition }),
+    autoRenewed: createAutoRenewedSource({ seed, now: () => clock.now(), epochMs }),
     publicUrl: () => (options.publicUrl ?? url).replace(/\/+$/, ''),
   };
   const faults = createFaultEngine(options.faults, seed);

@@ -5,6 +5,7 @@
 import type { Currency, Network } from '../upstream/endpoints.js';
 import type { SimContext } from './context.js';
 import { type CsvRow, exportRows } from './csv.js';
+import type { AutoRenewedPosition } from './data/auto-renewed.js';
 import { signedMessage } from './data/signatures.js';
 import type { TxStatusFilter } from './data/transactions.js';
 import { parseSubjects } from './routes/rewards.js';
@@ -28,6 +29,10 @@ export interface GroundTruth {
   delegators(network: Network, nodeId: string): DelegatorDetails[];
   /** Pending rewards of node ids and addresses now, ending soonest first. */
   pendingRewards(network: Network, query: { addresses?: string[]; nodeIds?: string[] }): PendingReward[];
+  /** A node's ACP-236 auto-renewed positions now (Fuji only), oldest first, with their cycles. */
+  autoRenewed(network: Network, nodeId: string): AutoRenewedPosition[];
+  /** The `autoRenew` object of each of them, as a validator object carries it. */
+  autoRenew(network: Network, nodeId: string): ReturnType<SimContext['autoRenewed']['autoRenew']>;
   signature(network: Network, txHash: string): string;
   operation(operationId: string): OperationStatusResponse | undefined;
   /** The rows of a finished export's CSV file (column name → cell), in file order; undefined if none. */
@@ -48,6 +53,12 @@ export function createGroundTruth(ctx: SimContext): GroundTruth {
     rewards(network, query, currency = 'usd') {
       const subjects = parseSubjects(network, query.addresses?.join(','), query.nodeIds?.join(','));
       return ctx.rewards.all({ group: networkGroup(network), subjects, sortOrder: 'desc' }, currency);
+    },
+    autoRenewed(network, nodeId) {
+      return ctx.autoRenewed.positions(networkGroup(network), nodeId);
+    },
+    autoRenew(network, nodeId) {
+      return ctx.autoRenewed.autoRenew(networkGroup(network), nodeId);
     },
     supply() {
       return ctx.supply.at(ctx.clock.now());

@@ -10,6 +10,13 @@
  * after an interrupted one, inserts only what is missing and never writes a row twice. A row the
  * target already holds is kept as it is (not updated from the source).
  *
+ * The cursors (`sync_state`) are copied last, and the target is marked a copy of the source,
+ * unfinished (store-meta.ts), before its first row and until its summaries are rebuilt: a copy
+ * killed half way leaves a target whose cursors are not ahead of its rows, and that `start`, `run`
+ * and `status` name as unfinished. A target that holds data already and is not an earlier copy of
+ * the same source is refused (`merge` says to copy into it anyway): its rows would win every key
+ * they share with the source's (job_runs ids, cursors), silently.
+ *
  * Summaries are not copied (drizzle/<dialect>/*_metrics_summaries.sql): the target's AFTER INSERT
  * triggers count rewards, reward prices and addresses and usage buckets as they arrive (and only
  * the rows really inserted: a row skipped by ON CONFLICT DO NOTHING fires no row trigger); the
@@ -30,6 +37,7 @@ import {
   usageSummaries,
 } from './schema.js';
 import { planUpsert, type Sql, type Store } from './sql.js';
+import { beginCopy, ensureStoreId, finishCopy, readCopiedFrom } from './store-meta.js';
 import { rebuildTransactionSummaries, refreshExportSummaries } from './summaries.js';
 import { schemaTables, selectList } from './tables.js';
 
@@ -38,6 +46,13 @@ export interface CopyStoreOptions {
   batchSize?: number;
   /** Told after each batch of a table (and once for an empty table). */
   onProgress?: (progress: TableCopyProgress) => void;
+  /**
+   * Copy into a target that holds data and is not an earlier copy of this source: its rows win
+   * every key they share with the source's. @defaultValue false: refused (`TargetNotEmptyError`)
+   */
+  merge?: boolean;
+  /** The time the copy began, ISO-8601 UTC, as the target's mark records it. @defaultValue now */
+  startedAt?: string;
 }
 
 export interface TableCopyProgress {
@@ -86,6 +101,23 @@ export class StoreCopyError extends Error {
   }
 }
 
+/** The target holds data and is not an earlier copy of the source: nothing was written to it. */
+export class TargetNotEmptyError extends Error {
+  override readonly name = 'TargetNotEmptyError';
+  constructor(
+    readonly location: string,
+    /** The tables that hold rows, in copy order. */
+    readonly tables: readonly string[],
+    /** Whether the target is a copy of another store (else it was never copied into). */
+    readonly copyOfAnother: boolean,
+  ) {
+    const shown = tables.length > 4 ? `${tables.slice(0, 4).join(', ')}, …` : tables.join(', ');
+    super(
+      `target ${location}: holds data already (${shown}) and is ${copyOfAnother ? 'a copy of another store' : 'not a copy of this source'}: copying into it would keep its rows wherever a key is in both (job_runs ids, the cursors of sync_state) and drop the source's without a word. Copy into an empty database, or pass --merge to copy into this one anyway`,
+    );
+  }
+}
+
 /** Summaries the target's AFTER INSERT triggers keep as the rows they count are inserted. */
 const COUNTED_BY_TRIGGERS = [rewardSummaries, rewardValueSummaries, usageSummaries];
 
@@ -102,9 +134,24 @@ const REBUILT: { tables: SQLiteTable[]; rebuild: (sql: Sql) => Promise<void> }[]
 
 const SUMMARIES = new Set([...COUNTED_BY_TRIGGERS, ...REBUILT.flatMap((r) => r.tables)].map(getTableName));
 
-/** The tables `copyStore` copies: every table of the schema but the summaries. */
+/** Not copied: the store's own facts (its id, its copy marks) are the target's. */
+const OWN = new Set(['store_meta']);
+
+/** The cursors, copied after every row they follow. */
+const CURSORS = 'sync_state';
+
+/**
+ * The tables `copyStore` copies, in its order: every table of the schema but the summaries and
+ * store_meta, the cursors (`sync_state`) last.
+ */
 export function copiedTables(): SQLiteTable[] {
-  return schemaTables().filter((table) => !SUMMARIES.has(getTableName(table)));
+  const tables = schemaTables().filter(
+    (table) => !SUMMARIES.has(getTableName(table)) && !OWN.has(getTableName(table)),
+  );
+  return [
+    ...tables.filter((t) => getTableName(t) !== CURSORS),
+    ...tables.filter((t) => getTableName(t) === CURSORS),
+  ];
 }
 
 /** Copies every data table of `from` into `to` (both open and migrated), then refreshes the summaries. */
@@ -116,6 +163,18 @@ export async function copyStore(
   const batchSize = options.batchSize ?? 1000;
   if (!Number.isInteger(batchSize) || batchSize < 1)
     throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
+  const sourceId = await on('source', from, 'reading its id', () => ensureStoreId(from));
+  if (!options.merge) {
+    const copiedFrom = await on('target', to, 'reading what it was copied from', () => readCopiedFrom(to));
+    if (copiedFrom !== sourceId) {
+      const held = await on('target', to, 'looking for rows', () => tablesWithRows(to));
+      if (held.length > 0) throw new TargetNotEmptyError(to.location, held, copiedFrom !== undefined);
+    }
+  }
+  const startedAt = options.startedAt ?? new Date().toISOString();
+  await on('target', to, 'marking the copy unfinished', () =>
+    beginCopy(to, sourceId, { source: from.location, startedAt }),
+  );
   const tables: TableCopy[] = [];
   for (const table of copiedTables()) {
     tables.push(await copyTable(from, to, table, batchSize, options.onProgress));
@@ -129,7 +188,18 @@ export async function copyStore(
     await on('target', to, `rebuilding ${names.join(', ')}`, () => rebuild(to));
     for (const table of names) summaries.push({ table, by: 'rebuilt' });
   }
+  await on('target', to, 'marking the copy finished', () => finishCopy(to));
   return { tables, summaries };
+}
+
+/** The copied tables that hold a row, in copy order. */
+async function tablesWithRows(store: Store): Promise<string[]> {
+  const held: string[] = [];
+  for (const table of copiedTables()) {
+    const name = getTableName(table);
+    if (await store.get(`SELECT 1 AS one FROM "${name}" LIMIT 1`)) held.push(name);
+  }
+  return held;
 }
 
 async function copyTable(

@@ -212,6 +212,117 @@ export const signatures = table(
 );
 
 /**
+ * One row per validation of GET /v1/networks/{network}/validators/{nodeId}: a node's past, active and
+ * pending validations, on the Primary Network (`primary_network` = 1) and other subnets. Keyed on
+ * (network, node_id, tx_hash), the staking transaction. A completed (or removed) validation is final:
+ * the validators job does not ask for it again. An active one is read on every run: its uptime,
+ * delegators and potential reward are the last observed (their history is validation_observations).
+ * Amounts are nAVAX, exact; times Unix seconds; percentages as the API sends them (0..100).
+ */
+export const validations = table(
+  'validations',
+  {
+    network: text('network').notNull(),
+    nodeId: text('node_id').notNull(),
+    txHash: text('tx_hash').notNull(),
+    subnetId: text('subnet_id').notNull(),
+    /** 1 on the Primary Network (subnet `11111111111111111111111111111111LpoYY`), else 0. */
+    primaryNetwork: int32('primary_network').notNull(),
+    /** `active`, `pending`, `completed`, `removed` (or a status the API added, stored as sent). */
+    status: text('status').notNull(),
+    /** `fixed` (also when the API does not say: its released shape has no such field) or `autoRenewed`. */
+    stakingType: text('staking_type').notNull(),
+    /** The `autoRenew` object as sent (JSON), when the API sends one (auto-renewed staking). */
+    autoRenew: json('auto_renew'),
+    /** `autoRenew.state` (`renewing`, `exiting`, `exited`, `aborted`); NULL when none. */
+    autoRenewState: text('auto_renew_state'),
+    startTimestamp: integer('start_timestamp').notNull(),
+    endTimestamp: integer('end_timestamp').notNull(),
+    amountStaked: decimal('amount_staked').notNull(),
+    /** Percentage, as sent (`"2.0000"`); NULL on a subnet. */
+    delegationFee: decimal('delegation_fee'),
+    delegatorCount: integer('delegator_count'),
+    amountDelegated: decimal('amount_delegated'),
+    delegationCapacity: decimal('delegation_capacity'),
+    /** The last observed `uptimePerformance` (a percentage) while active. */
+    uptimePerformance: real('uptime_performance'),
+    /** `validatorHealth.reachabilityPercent`, last observed. */
+    reachabilityPercent: real('reachability_percent'),
+    /** `potentialRewards` last seen while active: what the API promised. */
+    potentialValidationReward: decimal('potential_validation_reward'),
+    potentialDelegationReward: decimal('potential_delegation_reward'),
+    /** `rewards` of the completed validation: what was paid ("0" when its uptime fell short). */
+    validationReward: decimal('validation_reward'),
+    delegationReward: decimal('delegation_reward'),
+    rewardTxHash: text('reward_tx_hash'),
+    removeTxHash: text('remove_tx_hash'),
+    removeTimestamp: integer('remove_timestamp'),
+    firstSeenAt: timestamp('first_seen_at').notNull(),
+    lastSeenAt: timestamp('last_seen_at').notNull(),
+  },
+  (t) => [
+    primaryKey(t.network, t.nodeId, t.txHash),
+    // A node's validations by status (the job's "what is still open", the report by node).
+    index('validations_node_status_idx').on(t.nodeId, t.status),
+  ],
+);
+
+/**
+ * What each run observed of each active validation (uptime, delegators, potential reward), one row per
+ * (validation, observation): the line a dashboard draws over the period. Kept
+ * `jobs.validators.observationRetention` (default 35 days), pruned by the validators job.
+ */
+export const validationObservations = table(
+  'validation_observations',
+  {
+    network: text('network').notNull(),
+    nodeId: text('node_id').notNull(),
+    txHash: text('tx_hash').notNull(),
+    observedAt: timestamp('observed_at').notNull(),
+    uptimePerformance: real('uptime_performance').notNull(),
+    reachabilityPercent: real('reachability_percent'),
+    delegatorCount: integer('delegator_count'),
+    amountDelegated: decimal('amount_delegated'),
+    delegationCapacity: decimal('delegation_capacity'),
+    potentialValidationReward: decimal('potential_validation_reward'),
+    potentialDelegationReward: decimal('potential_delegation_reward'),
+  },
+  (t) => [
+    primaryKey(t.network, t.nodeId, t.txHash, t.observedAt),
+    index('validation_observations_observed_idx').on(t.observedAt),
+  ],
+);
+
+/**
+ * GET /v1/networks/{network}/rewards:listPending: the rewards still to come of the configured node
+ * ids and addresses, one row per (network, tx_hash, reward_type), refreshed on each read; a row whose
+ * period has ended is removed on the next read (it is then paid, or lost: see `rewards`, `validations`).
+ */
+export const pendingRewards = table(
+  'pending_rewards',
+  {
+    network: text('network').notNull(),
+    txHash: text('tx_hash').notNull(),
+    rewardType: text('reward_type').notNull(),
+    nodeId: text('node_id').notNull(),
+    /** JSON array of the addresses, as sent. */
+    addresses: json('addresses').notNull(),
+    amountStaked: decimal('amount_staked').notNull(),
+    startTimestamp: integer('start_timestamp').notNull(),
+    endTimestamp: integer('end_timestamp').notNull(),
+    /** `progress` as sent (a percentage). */
+    progress: real('progress').notNull(),
+    /** `estimatedReward.amount`, smallest units (nAVAX). */
+    estimatedAmount: decimal('estimated_amount').notNull(),
+    assetId: text('asset_id').notNull(),
+    stakingType: text('staking_type').notNull(),
+    firstSeenAt: timestamp('first_seen_at').notNull(),
+    lastSeenAt: timestamp('last_seen_at').notNull(),
+  },
+  (t) => [primaryKey(t.network, t.txHash, t.rewardType), index('pending_rewards_node_idx').on(t.nodeId)],
+);
+
+/**
  * Every export operation the collector started, with its request and status history. The lifecycle
  * (claims, polls, retries, follow-ups) is described in docs/collection.md (Exports).
  */
@@ -482,6 +593,18 @@ export const syncState = table(
   (t) => [primaryKey(t.job, t.scope)],
 );
 
+/**
+ * The store's own facts, a key and its value (src/store/store-meta.ts): its id (`store_id`, made the
+ * first time it is the source of a copy), the store it was copied from (`copied_from`), and an
+ * unfinished copy (`copy_unfinished`, JSON: its source and start), written before `migrate-store`
+ * copies a row and removed once the copy ends, so `start`, `run` and `status` see a half copy.
+ * Never copied itself.
+ */
+export const storeMeta = table('store_meta', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});
+
 /*
  * Summaries for the metrics endpoint (docs/metrics.md): a scrape reads a few rows of these instead
  * of aggregating the big tables. The triggers of drizzle/<dialect>/*_metrics_summaries.sql keep
@@ -535,6 +658,44 @@ export const rewardValueSummaries = table(
     value: real('value').notNull(),
   },
   (t) => [primaryKey(t.network, t.subjectKind, t.subject, t.rewardType, t.currency)],
+);
+
+/**
+ * Per configured node id: what the validator metrics say, recomputed from `validations` and
+ * `pending_rewards` by each validators run that read the node (a scrape reads these rows only).
+ */
+export const validatorSummaries = table(
+  'validator_summaries',
+  {
+    network: text('network').notNull(),
+    nodeId: text('node_id').notNull(),
+    /** 0 when the API does not know the node id (404, or no validation at all). */
+    known: int32('known').notNull(),
+    /** 1 while a Primary Network validation is active. */
+    active: int32('active').notNull(),
+    /** 1 when that validation renews itself (auto-renewed staking, not exiting). */
+    autoRenewing: int32('auto_renewing').notNull(),
+    /** End of the active Primary Network validation, else of the newest one; Unix seconds. */
+    endTimestamp: integer('end_timestamp'),
+    /** Its length, seconds (the staking period GlacierRewardsStopped allows for). */
+    periodSeconds: integer('period_seconds'),
+    /** uptimePerformance ÷ 100 of the active one. */
+    uptimeRatio: real('uptime_ratio'),
+    reachabilityRatio: real('reachability_ratio'),
+    potentialValidationReward: decimal('potential_validation_reward'),
+    potentialDelegationReward: decimal('potential_delegation_reward'),
+    delegators: integer('delegators'),
+    amountDelegated: decimal('amount_delegated'),
+    delegationCapacity: decimal('delegation_capacity'),
+    /** Completed Primary Network validations that paid no validation reward. */
+    unrewarded: integer('unrewarded').notNull(),
+    /** End of the newest one of those, Unix seconds. */
+    newestUnrewardedEnd: integer('newest_unrewarded_end'),
+    /** Sum of the node's pending rewards (estimatedReward), nAVAX; NULL before the first read. */
+    pendingReward: decimal('pending_reward'),
+    updatedAt: timestamp('updated_at').notNull(),
+  },
+  (t) => [primaryKey(t.network, t.nodeId)],
 );
 
 /** The newest bucket stored per usage-metrics series. */

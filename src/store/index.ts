@@ -25,8 +25,10 @@ export type {
 } from './sql.js';
 export { migrationsFolder, openSqliteConnection, SQLITE_CACHE_KIB } from './sqlite.js';
 export * from './storage.js';
+export * from './store-meta.js';
 export * from './summaries.js';
 export * from './supply.js';
 export * from './tables.js';
 export * from './transactions.js';
 export * from './usage-metrics.js';
+export * from './validations.js';

@@ -7,12 +7,6 @@ import { createHash } from 'node:crypto';
 import type { RewardsJobConfig } from '../config/index.js';
 import { bareAddress, canonicalNetwork } from '../upstream/endpoints.js';
 
-/**
- * The rewards job's name, which keys its cursors in sync_state: jobs/rewards.ts names itself with it,
- * and the readers of those cursors (the backfill gauge, `status`) find them by it.
- */
-export const REWARDS_JOB = 'rewards';
-
 type RewardsPayload = Pick<RewardsJobConfig, 'network' | 'addresses' | 'nodeIds' | 'currency'>;
 
 /**

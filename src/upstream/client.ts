@@ -8,16 +8,9 @@ import { Agent } from 'undici';
 import * as z from 'zod';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
+import { abortableSleep } from '../runtime/sleep.js';
 import { clientDefaults, isHeaderSafe } from './defaults.js';
-import {
-  type Currency,
-  createMeter,
-  type EndpointName,
-  endpoints,
-  type Meter,
-  type Network,
-  pathOf,
-} from './endpoints.js';
+import { type Currency, type EndpointName, endpoints, type Network, pathOf } from './endpoints.js';
 import type {
   ApiUsageGroupBy,
   ApiUsageTimeInterval,
@@ -31,10 +24,11 @@ import type {
 import { RecordRejectedError } from './errors.js';
 import {
   type AttemptEvent,
-  abortableSleep,
   type CallContext,
   type ComputeUnitBudget,
+  createMeter,
   createTransport,
+  type Meter,
 } from './http.js';
 import { parseJsonLossless } from './json.js';
 import type { Page } from './paginate.js';

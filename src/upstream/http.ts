@@ -3,14 +3,13 @@
  * the attempt timeout (headers and body), all bounded by the call timeout and the caller's signals.
  */
 import { channel } from 'node:diagnostics_channel';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import { type Dispatcher, request } from 'undici';
 import type * as z from 'zod';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
 import { scrubSecrets } from '../runtime/secrets.js';
-import { type EndpointName, endpoints, type Meter, pathOf } from './endpoints.js';
+import { type EndpointName, endpoints, pathOf } from './endpoints.js';
 import { UpstreamHttpError, UpstreamNetworkError, UpstreamResponseError } from './errors.js';
 import { summarizeIssues } from './records.js';
 import { hintedDelayMs, type RetryPolicy, retryDelayMs } from './retry.js';
@@ -345,25 +344,53 @@ export function authNote(status: number, keySent: boolean): string | undefined {
   return undefined;
 }
 
-// The wire-level pieces: the sleep, query strings, bounded body reads, short descriptions of
+/**
+ * Requests and compute units spent, per endpoint.
+ *
+ * The client records every attempt that got an HTTP status back (success, 4xx, 429 and 5xx alike),
+ * each at its endpoint's full CU cost from endpoints.ts: the API charges retried requests too, and
+ * counting a rejected one is the safe side of a budget. Attempts that never got a status (connection
+ * refused or reset, attempt timeout) are not counted: whether the server saw them is unknown.
+ */
+export interface Meter {
+  record(endpoint: EndpointName, computeUnits: number): void;
+  snapshot(): MeterSnapshot;
+}
+
+export interface MeterSnapshot {
+  requests: number;
+  computeUnits: number;
+  byEndpoint: Partial<Record<EndpointName, { requests: number; computeUnits: number }>>;
+}
+
+export function createMeter(): Meter {
+  let requests = 0;
+  let computeUnits = 0;
+  const byEndpoint = new Map<EndpointName, { requests: number; computeUnits: number }>();
+  return {
+    record(endpoint, cu) {
+      requests += 1;
+      computeUnits += cu;
+      const entry = byEndpoint.get(endpoint) ?? { requests: 0, computeUnits: 0 };
+      entry.requests += 1;
+      entry.computeUnits += cu;
+      byEndpoint.set(endpoint, entry);
+    },
+    snapshot() {
+      const copy: MeterSnapshot['byEndpoint'] = {};
+      for (const [name, entry] of byEndpoint) copy[name] = { ...entry };
+      return { requests, computeUnits, byEndpoint: copy };
+    },
+  };
+}
+
+// The wire-level pieces: query strings, bounded body reads, short descriptions of
 // errors, and the moment a request is written to its socket.
 
 export type QueryValue = string | number | readonly string[] | undefined;
 
 /** Query parameters whose values are credentials of a kind and stay out of events. */
 const SECRET_QUERY_PARAMS = new Set(['rlBypassApiToken']);
-
-/**
- * Node's sleep (node:timers/promises), ending early when the signal aborts; it rejects with the
- * signal's own reason (as `signal.throwIfAborted()` does) rather than Node's generic AbortError.
- */
-export async function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  try {
-    await sleep(ms, undefined, signal ? { signal } : undefined);
-  } catch (err) {
-    throw signal?.aborted ? signal.reason : err;
-  }
-}
 
 export function buildQuery(query: Record<string, QueryValue> | undefined, forDisplay: boolean): string {
   const parts: string[] = [];

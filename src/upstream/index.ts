@@ -26,7 +26,14 @@ export {
   UpstreamResponseError,
 } from './errors.js';
 export * from './fields.js';
-export { type AttemptEvent, type ComputeUnitBudget, nextRequestSent } from './http.js';
+export {
+  type AttemptEvent,
+  type ComputeUnitBudget,
+  createMeter,
+  type Meter,
+  type MeterSnapshot,
+  nextRequestSent,
+} from './http.js';
 export { parseJsonLossless, toPlainDecimal } from './json.js';
 export { type Page, type PaginateOptions, paginate } from './paginate.js';
 export {

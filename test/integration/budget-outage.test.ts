@@ -10,7 +10,7 @@ import { redisSharedParts } from '../../src/queue/redis-backend.js';
 import { redisOptions } from '../../src/queue/redis-options.js';
 import { createManualClock } from '../../src/runtime/clock.js';
 import { createLogger } from '../../src/runtime/logger.js';
-import { abortableSleep } from '../../src/upstream/http.js';
+import { abortableSleep } from '../../src/runtime/sleep.js';
 import { type PrivateRedis, startPrivateRedis } from '../support/redis-server.js';
 import { waitFor } from '../support/service.js';
 

@@ -27,7 +27,9 @@ import { hasBinary } from '../support/prometheus.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
-const overlays = ['single', 'scaled'] as const;
+const overlays = ['single', 'scaled', 'postgres-only'] as const;
+/** The overlays whose queue is on Redis (deploy/kubernetes/redis); postgres-only has none. */
+const withRedis = ['single', 'scaled'] as const;
 const built = Object.fromEntries(
   overlays.map((o) => [o, kustomize(join(root, 'deploy/kubernetes/overlays', o))]),
 ) as Record<(typeof overlays)[number], K8sObject[]>;
@@ -137,23 +139,68 @@ describe('deploy/kubernetes: the collector’s pods', () => {
     expect(JSON.stringify(container(sts!))).not.toMatch(/DATABASE_(URL|PATH)/);
   });
 
-  it('scaled: a scheduler Deployment of one, a worker Deployment of several, on PostgreSQL from a Secret', () => {
-    const scheduler = one(built.scaled, 'Deployment', 'glacier-collector-scheduler');
-    const worker = one(built.scaled, 'Deployment', 'glacier-collector-worker');
-    expect(collectors(built.scaled)).toHaveLength(2);
-    expect(byKind(built.scaled, 'StatefulSet').map((o) => o.metadata.name)).toEqual([
-      'glacier-collector-redis',
-    ]);
-    expect(scheduler.spec.replicas).toBe(1);
-    expect(worker.spec.replicas).toBeGreaterThanOrEqual(2);
-    // The roles `start --role` has (src/queue/jobs.ts).
-    expect(container(scheduler).args).toEqual(['start', '--role', 'scheduler']);
-    expect(container(worker).args).toEqual(['start', '--role', 'worker']);
-    expect(roles).toEqual(expect.arrayContaining(['scheduler', 'worker']));
-    for (const d of [scheduler, worker]) {
-      // DATABASE_URL from the Secret, never written in the manifest.
-      expect(container(d).envFrom).toContainEqual({ secretRef: { name: 'glacier-collector-database' } });
-      expect(podSpec(d).volumes.find((v: { name: string }) => v.name === 'data').emptyDir).toBeDefined();
+  for (const overlay of ['scaled', 'postgres-only'] as const) {
+    it(`${overlay}: a scheduler Deployment of one, a worker Deployment of several, on PostgreSQL from a Secret's file`, () => {
+      const objects = built[overlay];
+      const scheduler = one(objects, 'Deployment', 'glacier-collector-scheduler');
+      const worker = one(objects, 'Deployment', 'glacier-collector-worker');
+      expect(collectors(objects)).toHaveLength(2);
+      expect(byKind(objects, 'StatefulSet').map((o) => o.metadata.name)).toEqual(
+        overlay === 'scaled' ? ['glacier-collector-redis'] : [],
+      );
+      expect(scheduler.spec.replicas).toBe(1);
+      expect(worker.spec.replicas).toBeGreaterThanOrEqual(2);
+      // The roles `start --role` has (src/queue/jobs.ts).
+      expect(container(scheduler).args).toEqual(['start', '--role', 'scheduler']);
+      expect(container(worker).args).toEqual(['start', '--role', 'worker']);
+      expect(roles).toEqual(expect.arrayContaining(['scheduler', 'worker']));
+      for (const d of [scheduler, worker]) {
+        // DATABASE_URL (and QUEUE_URL) from the Secret's files: in no environment variable.
+        const vars = Object.fromEntries(
+          (container(d).env as { name: string; value: string }[]).map((e) => [e.name, e.value]),
+        );
+        const volume = podSpec(d).volumes.find(
+          (v: { secret?: { secretName: string } }) => v.secret?.secretName === 'glacier-collector-database',
+        );
+        expect(volume.secret.defaultMode).toBe(0o440);
+        const mount = mountOf(d, volume.name);
+        expect(mount.readOnly).toBe(true);
+        expect(vars.DATABASE_URL_FILE).toBe(`${mount.mountPath}/DATABASE_URL`);
+        if (overlay === 'postgres-only') expect(vars.QUEUE_URL_FILE).toBe(`${mount.mountPath}/QUEUE_URL`);
+        else expect(vars.QUEUE_URL_FILE).toBeUndefined();
+        expect(JSON.stringify(container(d).envFrom)).not.toContain('secretRef');
+        expect(podSpec(d).volumes.find((v: { name: string }) => v.name === 'data').emptyDir).toBeDefined();
+      }
+    });
+  }
+
+  it('postgres-only: no Redis at all, and the configuration it gives loads with the queue on PostgreSQL', () => {
+    const objects = built['postgres-only'];
+    expect(objects.filter((o) => /redis/i.test(o.metadata.name))).toEqual([]);
+    for (const w of collectors(objects)) expect(JSON.stringify(container(w))).not.toMatch(/REDIS_|redis/i);
+    const env = one(objects, 'ConfigMap', configMapName(objects, 'glacier-collector-env'));
+    // The Secret's files, as the pod would read them.
+    const dir = mkdtempSync(join(tmpdir(), 'glacier-k8s-urls-'));
+    try {
+      const url = 'postgres://collector:secret@db.example.com:5432/glacier';
+      writeFileSync(join(dir, 'DATABASE_URL'), `${url}\n`);
+      writeFileSync(join(dir, 'QUEUE_URL'), `${url}\n`);
+      const worker = one(objects, 'Deployment', 'glacier-collector-worker');
+      const vars = Object.fromEntries(
+        (container(worker).env as { name: string; value: string }[]).map((e) => [e.name, e.value]),
+      );
+      const config = loadConfig({
+        env: {
+          ...env.data,
+          DATABASE_URL_FILE: join(dir, posix.basename(vars.DATABASE_URL_FILE!)),
+          QUEUE_URL_FILE: join(dir, posix.basename(vars.QUEUE_URL_FILE!)),
+        },
+        file: parse(read('glacier-collector.example.yaml')),
+      });
+      expect(config.database.kind).toBe('postgres');
+      expect(config.queue).toMatchObject({ kind: 'postgres', setting: 'QUEUE_URL' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -266,7 +313,11 @@ describe('deploy/kubernetes: the collector’s pods', () => {
             expect(Object.keys(envSchema.shape), name).toContain(name);
             expect(['GLACIER_API_KEY', 'DATABASE_URL'], name).not.toContain(name);
           }
-          expect(env.data.REDIS_URL).not.toMatch(/@/);
+          if (env.data.REDIS_URL !== undefined) expect(env.data.REDIS_URL).not.toMatch(/@/);
+          // A Secret mounted as a directory, never by subPath: a rotated Secret (the web config's)
+          // reaches the pod's files without a restart.
+          for (const m of container(w).volumeMounts as { subPath?: string }[])
+            expect(m.subPath).toBeUndefined();
         }
         expect(byKind(objects, 'Secret')).toEqual([]);
       });
@@ -312,26 +363,102 @@ describe('deploy/kubernetes: the collector’s pods', () => {
         );
       });
 
-      it('runs Redis as docker-compose.yml does, reachable by the collector only', () => {
-        const compose = parse(read('docker-compose.yml')).services.redis;
-        const redis = one(objects, 'StatefulSet', 'glacier-collector-redis');
-        const c = (podSpec(redis).containers as K8sObject[])[0]!;
-        expect(c.image).toBe(compose.image);
-        expect(c.args).toEqual(compose.command);
-        expect(c.securityContext).toMatchObject({
-          readOnlyRootFilesystem: true,
-          allowPrivilegeEscalation: false,
+      // Where the overlay has Redis (postgres-only has none: its own test says so).
+      if ((withRedis as readonly string[]).includes(overlay))
+        it('runs Redis as docker-compose.yml does, with a password from a Secret and maxmemory below its limit, reachable by the collector only', () => {
+          const compose = parse(read('docker-compose.yml')).services.redis;
+          const redis = one(objects, 'StatefulSet', 'glacier-collector-redis');
+          const c = (podSpec(redis).containers as K8sObject[])[0]!;
+          expect(c.image).toBe(compose.image);
+          expect(c.args.slice(0, compose.command.length)).toEqual(compose.command);
+          expect(c.securityContext).toMatchObject({
+            readOnlyRootFilesystem: true,
+            allowPrivilegeEscalation: false,
+          });
+          const arg = (name: string) => c.args[c.args.indexOf(name) + 1] as string;
+          expect(arg('--maxmemory-policy')).toBe('noeviction');
+          // Below the container's limit, with a quarter of it for the AOF rewrite's fork and buffers.
+          const maxmemory = /^(\d+)mb$/.exec(arg('--maxmemory'));
+          expect(maxmemory).not.toBeNull();
+          expect(Number(maxmemory![1])).toBeLessThanOrEqual(0.75 * mebibytes(c.resources.limits.memory));
+          // The password from the Secret, as an ACL file: in no command line and no manifest.
+          const acl = arg('--aclfile');
+          const auth = podSpec(redis).volumes.find(
+            (v: { secret?: { secretName: string } }) => v.secret?.secretName === 'glacier-collector-redis',
+          );
+          expect(auth.secret.items.map((i: { key: string }) => i.key).sort()).toEqual([
+            'password',
+            'users.acl',
+          ]);
+          const authMount = (
+            c.volumeMounts as { name: string; mountPath: string; readOnly?: boolean }[]
+          ).find((m) => m.name === auth.name)!;
+          expect(authMount.readOnly).toBe(true);
+          expect(acl).toBe(`${authMount.mountPath}/users.acl`);
+          expect(c.readinessProbe.exec.command.join(' ')).toContain('REDISCLI_AUTH="$(cat ');
+          const service = one(objects, 'Service', 'glacier-collector-redis');
+          expect(env.data.REDIS_URL).toBe(`redis://${service.metadata.name}:${service.spec.ports[0].port}`);
+          // The collector's pods log in with the same Secret's password, from a file.
+          for (const w of collectors(objects)) {
+            const vars = Object.fromEntries(
+              (container(w).env as { name: string; value: string }[]).map((e) => [e.name, e.value]),
+            );
+            const volume = podSpec(w).volumes.find(
+              (v: { secret?: { secretName: string } }) => v.secret?.secretName === 'glacier-collector-redis',
+            );
+            expect(volume.secret.items).toEqual([{ key: 'password', path: 'password' }]);
+            expect(vars.REDIS_PASSWORD_FILE).toBe(`${mountOf(w, volume.name).mountPath}/password`);
+          }
+          const policy = one(objects, 'NetworkPolicy', 'glacier-collector-redis');
+          expect(matches(policy.spec.podSelector.matchLabels, redis.spec.template.metadata.labels)).toBe(
+            true,
+          );
+          expect(policy.spec.ingress).toEqual([
+            {
+              from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'glacier-collector' } } }],
+              ports: [{ port: 'redis', protocol: 'TCP' }],
+            },
+          ]);
+          const out = one(objects, 'NetworkPolicy', 'glacier-collector-to-redis');
+          expect(out.spec.egress).toEqual([
+            {
+              to: [{ podSelector: { matchLabels: redis.spec.template.metadata.labels } }],
+              ports: [{ port: 6379, protocol: 'TCP' }],
+            },
+          ]);
         });
-        const service = one(objects, 'Service', 'glacier-collector-redis');
-        expect(env.data.REDIS_URL).toBe(`redis://${service.metadata.name}:${service.spec.ports[0].port}`);
-        const policy = one(objects, 'NetworkPolicy', 'glacier-collector-redis');
-        expect(matches(policy.spec.podSelector.matchLabels, redis.spec.template.metadata.labels)).toBe(true);
-        expect(policy.spec.ingress).toEqual([
+
+      it('a NetworkPolicy for the collector: metrics from the monitoring namespace and its own pods; out to DNS, HTTPS and its backends only', () => {
+        const policies = byKind(objects, 'NetworkPolicy').filter((p) =>
+          collectors(objects).some((w) =>
+            matches(p.spec.podSelector.matchLabels, w.spec.template.metadata.labels),
+          ),
+        );
+        const main = one(objects, 'NetworkPolicy', 'glacier-collector');
+        for (const w of collectors(objects))
+          expect(matches(main.spec.podSelector.matchLabels, w.spec.template.metadata.labels)).toBe(true);
+        expect(main.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+        // In: the metrics port only, from Prometheus's namespace and the collector's own pods.
+        expect(policies.flatMap((p) => p.spec.ingress ?? [])).toEqual([
           {
-            from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'glacier-collector' } } }],
-            ports: [{ port: 'redis', protocol: 'TCP' }],
+            from: [
+              { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+              { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'glacier-collector' } } },
+            ],
+            ports: [{ port: 'metrics', protocol: 'TCP' }],
           },
         ]);
+        // Out: DNS, the API (HTTPS), and the database and Redis where the overlay has them.
+        const ports = policies
+          .flatMap((p) => p.spec.egress ?? [])
+          .flatMap((e: { ports: { port: number; protocol: string }[] }) =>
+            e.ports.map((x) => `${x.port}/${x.protocol}`),
+          )
+          .sort();
+        const expected = ['53/TCP', '53/UDP', '443/TCP'];
+        if (overlay !== 'single') expected.push('5432/TCP');
+        if ((withRedis as readonly string[]).includes(overlay)) expected.push('6379/TCP');
+        expect(ports).toEqual(expected.sort());
       });
     });
   }

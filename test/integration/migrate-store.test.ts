@@ -181,10 +181,12 @@ async function rowsOf(store: Store, table: SQLiteTable): Promise<unknown[]> {
     .sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
 }
 
+/** Rows per table; store_meta is each store's own (its id, what it was copied from), never copied. */
 async function counts(store: Store): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const table of schemaTables()) {
     const name = getTableName(table);
+    if (name === 'store_meta') continue;
     out[name] = Number((await store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM "${name}"`))!.n);
   }
   return out;

@@ -244,6 +244,7 @@ describe('status', () => {
         exists: false,
         tables: [],
         prunedPerDay: 0,
+        unfinishedCopy: null,
       });
       expect(status.jobs.every((j) => j.lastRun === null)).toBe(true);
       expect(status.computeUnits.spent).toBe(0);

@@ -40,6 +40,8 @@ export function oneShotClient(port: number, options: RedisOptions = {}): Redis {
 
 export interface RedisProcess {
   port: number;
+  /** Its process id (a test stops it with SIGSTOP, as a frozen host would). */
+  pid: number;
   kill(): Promise<void>;
 }
 
@@ -69,6 +71,7 @@ export async function spawnRedis(
   });
   const handle: RedisProcess = {
     port,
+    pid: child.pid ?? -1,
     kill: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

@@ -590,7 +590,7 @@ describe('retention', () => {
     return configError(() => loadConfig({ env: {}, configPath: path }));
   };
 
-  it('reads a duration or "forever" per table, with jobRuns 90 days and the rest forever by default', () => {
+  it('reads a duration or "forever" per table, with jobRuns 90 days, validation observations 35, the rest forever by default', () => {
     const { path } = withFile({ retention: { transactions: '30d', usageMetrics: 'forever' } });
     const config = loadConfig({ env: {}, configPath: path });
     expect(config.retention).toEqual({
@@ -600,6 +600,7 @@ describe('retention', () => {
       supplySnapshots: 'forever',
       usageMetrics: 'forever',
       rejectedRecords: 'forever',
+      validationObservations: 35 * 86_400_000,
     });
     // The maintenance job is there without a section: daily.
     expect(config.jobs.maintenance).toEqual({

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { JOB_NAMES } from '../../src/kernel/job-names.js';
 import { codeSpans, sections, tableRows } from '../support/markdown.js';
 
 /**
@@ -111,4 +112,54 @@ describe('layout: each folder imports only what docs/development.md allows', () 
       .filter((f) => /['"](?:\.\.\/)+jobs\//.test(readFileSync(join(root, f), 'utf8')));
     expect(offenders).toEqual([]);
   });
+
+  it("a job's name is written once, in src/kernel/job-names.ts: definitions, handlers (ctx.job) and readers import it", () => {
+    const problems: string[] = [];
+    const files = [...sourceFiles('src'), ...sourceFiles('jobs'), ...sourceFiles('scripts')].filter(
+      (f) => f !== 'src/kernel/job-names.ts',
+    );
+    for (const file of files) {
+      for (const hit of jobNameLiterals(readFileSync(join(root, file), 'utf8')))
+        problems.push(`${file}: ${hit}`);
+    }
+    expect(problems).toEqual([]);
+    // The check sees the forms the names were written in before they had one home.
+    for (const old of [
+      "job: 'transactions',",
+      "readCursor<UsageCursor>(ctx.store, 'usage-metrics', scopeKey)",
+      "if (opts.reload && name !== 'exports')",
+      "export const REWARDS_JOB = 'rewards';",
+      "const where = { job: 'exports', scope: 'operations' };",
+      "findRejectedIds(\n    ctx.store,\n    'signatures',",
+    ]) {
+      expect(jobNameLiterals(old), old).not.toEqual([]);
+    }
+    // …and not the endpoints and tables that share a job's name.
+    expect(
+      jobNameLiterals("recheckRecord('transactions', raw); deleteInBatches(store, 'transactions')"),
+    ).toEqual([]);
+  });
 });
+
+/**
+ * Where a job's name is written as a literal: as a job (`job: 'x'`, `name !== 'x'`, a cursor's or a
+ * record's job, a run's), or a name only a job has (`usage-metrics`, `export-poll`). Endpoints,
+ * tables, config keys and metric families that share a job's name are not job names.
+ */
+function jobNameLiterals(text: string): string[] {
+  const names = Object.values(JOB_NAMES).join('|');
+  const q = `['"](${names})['"]`;
+  const patterns = [
+    new RegExp(`\\bjob\\s*(?::|[!=]==?)\\s*${q}`, 'g'),
+    new RegExp(`\\bname\\s*[!=]==?\\s*${q}`, 'g'),
+    new RegExp(
+      `\\b(?:readCursor|writeCursor|advanceCursor|cursorLock|findRejectedIds|listRejectedRecords|deleteRejectedRecords|updateRejectedVerdict|startJobRun|runHandler|createJobContext|retryRejectedRecords)\\b(?:<[^>]*>)?\\([^;]{0,80}?${q}`,
+      'g',
+    ),
+    new RegExp(`_JOB\\s*=\\s*${q}`, 'g'),
+    /['"](?:usage-metrics|export-poll)['"]/g,
+  ];
+  // Comments may name a job as people do; only code counts.
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  return patterns.flatMap((p) => [...code.matchAll(p)].map((m) => m[0].replace(/\s+/g, ' ')));
+}

@@ -1,7 +1,8 @@
 import type { Config } from '../../config/index.js';
+import { JOB_NAMES } from '../../kernel/job-names.js';
 import { type RewardSubjectKind, readCursor, readRewardTotals, type Store } from '../../store/index.js';
 import { backfillComplete, type NewestFirstCursor } from '../../sync/newest-first.js';
-import { REWARDS_JOB, rewardStreams } from '../../sync/reward-streams.js';
+import { rewardStreams } from '../../sync/reward-streams.js';
 import { bareAddress, canonicalNetwork } from '../../upstream/index.js';
 import { mergeSameLabels, OTHER } from '../cap.js';
 import { addUnits, storedUnits, storedUnitsToNumber } from '../decimal.js';
@@ -77,7 +78,7 @@ export function defineRewardsCollector(scrape: Scrape, store: Store, config: Con
       if (!job || !network) return;
       // One series per batch of the config: as many as its addresses and node ids make (85 a batch).
       for (const [i, stream] of rewardStreams(job).entries()) {
-        const cursor = await readCursor<NewestFirstCursor>(store, REWARDS_JOB, stream.scope);
+        const cursor = await readCursor<NewestFirstCursor>(store, JOB_NAMES.rewards, stream.scope);
         g.backfill.set(
           { network, kind: stream.kind === 'addresses' ? 'addresses' : 'node_ids', batch: String(i + 1) },
           backfillComplete(cursor) ? 1 : 0,

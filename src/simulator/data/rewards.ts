@@ -11,6 +11,7 @@ import type { Currency } from '../../upstream/endpoints.js';
 import { deriveBech32Address, deriveCb58Id, deriveNodeId, digest, hash32, mulberry32 } from '../ids.js';
 import type { HistoricalReward, RewardType } from '../types.js';
 import type { NetworkGroup } from '../validation.js';
+import { type AutoRenewedRewardRow, autoRenewedPositions, autoRenewedRewards } from './auto-renewed.js';
 import { avaxPrice } from './prices.js';
 
 export interface RewardSubject {
@@ -42,7 +43,12 @@ interface RewardRef {
   subject: RewardSubject;
   period: Period;
   type: RewardType;
+  /** A withdrawn part of an auto-renewed cycle (auto-renewed.ts) instead of a period's output. */
+  auto?: AutoRenewedRewardRow;
 }
+
+/** Period numbers of auto-renewed rows in the sort key: above any fixed period's. */
+const AUTO_RENEWED_K = 1_000_000;
 
 const DAY = 86_400;
 const HISTORY_DAYS = 730;
@@ -122,6 +128,23 @@ export function createRewardSource(deps: RewardSourceDeps): RewardSource {
           out.push({ key: [period.end, ord, period.k, index], subject, period, type });
         }
       }
+      if (subject.kind === 'node') {
+        const positions = autoRenewedPositions(seed, query.group, subject.id, nowSec, deps.epochMs / 1000);
+        autoRenewedRewards(positions).forEach((auto, i) => {
+          const period = {
+            k: AUTO_RENEWED_K + i,
+            start: auto.startTimestamp,
+            end: auto.endTimestamp,
+          } as Period;
+          out.push({
+            key: [auto.endTimestamp, ord, AUTO_RENEWED_K + i, auto.outputIndex],
+            subject,
+            period,
+            type: auto.rewardType,
+            auto,
+          });
+        });
+      }
     });
     const sign = query.sortOrder === 'asc' ? 1 : -1;
     out.sort((a, b) => sign * compareKeys(a.key, b.key));
@@ -129,6 +152,28 @@ export function createRewardSource(deps: RewardSourceDeps): RewardSource {
   }
 
   function build(group: NetworkGroup, ref: RewardRef, currency: Currency, nowSec: number): HistoricalReward {
+    if (ref.auto) {
+      const { amount, ...rest } = ref.auto;
+      const reward: HistoricalReward = {
+        ...rest,
+        addresses: [...rest.addresses],
+        reward: {
+          assetId: avaxAssetId[group],
+          name: 'Avalanche',
+          symbol: 'AVAX',
+          denomination: 9,
+          type: 'secp256k1',
+          amount,
+        },
+      };
+      if (rest.endTimestamp <= nowSec - DAY) {
+        reward.reward.historicalPrice = {
+          currencyCode: currency,
+          value: avaxPrice(seed, rest.endTimestamp, currency),
+        };
+      }
+      return reward;
+    }
     const { subject, period: p, type } = ref;
     // The fee output belongs to a delegation, so it is sized by the delegator's stake.
     const isValidation = type === 'VALIDATOR';
@@ -175,6 +220,8 @@ export function createRewardSource(deps: RewardSourceDeps): RewardSource {
       },
       rewardTxHash: deriveCb58Id(seed, 'reward', group, subject.id, p.k),
     };
+    // Fuji runs Helicon (ACP-236): its API sends the SDK's next stakingType; Mainnet's sends none yet.
+    if (group === 'testnet') reward.stakingType = 'fixed';
     // Prices are only known for rewards older than 24 hours (README.md, rewards).
     if (p.end <= nowSec - DAY) {
       reward.reward.historicalPrice = { currencyCode: currency, value: avaxPrice(seed, p.end, currency) };

@@ -1,6 +1,7 @@
 /** Handler of each route (see router.ts for the paths). */
 import type { Handler } from '../context.js';
 import type { RouteName } from '../router.js';
+import { listValidatorCycles } from './cycles.js';
 import { createExport, download, getOperation } from './operations.js';
 import { listRewards } from './rewards.js';
 import { getAggregatedSignatures, getSupply } from './simple.js';
@@ -23,4 +24,5 @@ export const handlers: Readonly<Record<RouteName, Handler>> = {
   validators: listValidators,
   delegators: listDelegators,
   pendingRewards: listPendingRewards,
+  validatorCycles: listValidatorCycles,
 };
