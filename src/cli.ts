@@ -9,7 +9,7 @@ import type { RewardsFlags } from './commands/report.js';
 import type { SimulatorFlags } from './commands/simulator.js';
 import { UsageError } from './commands/usage.js';
 import type { Config, ConfigReads } from './config/index.js';
-import { type Invocation, readInvocation } from './config/invocation.js';
+import { type Invocation, readInvocation, shellWord } from './config/invocation.js';
 import { maskPasswordParameters } from './config/url-password.js';
 import { forTerminal } from './escape/terminal.js';
 import type { JobList } from './kernel/index.js';
@@ -44,8 +44,17 @@ async function jobList(): Promise<JobList> {
   return (await import('../jobs/index.js')).jobs;
 }
 
-export function buildProgram(invocation: Invocation = readInvocation()): Command {
+export function buildProgram(
+  invocation: Invocation = readInvocation(),
+  /** The job list, when the command line needs it for help (`run --help` lists the runnable jobs). */
+  known?: JobList,
+): Command {
   const cli = invocation.cli;
+  /** The command as it was started, with the `-c` it was given: what a printed hint says to type. */
+  const cliAsStarted = (): string => {
+    const config = (program.opts() as { config?: string }).config;
+    return config === undefined ? cli : `${cli} -c ${shellWord(config)}`;
+  };
   const program = new Command()
     .name('glacier-collector')
     .description('Collects Avalanche Data API (Glacier) data into SQLite or PostgreSQL on cron schedules.')
@@ -77,7 +86,7 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .action(async (opts: { role: Role }) => {
       const config = await load(program.opts());
       const { start } = await import('./commands/start.js');
-      await start(config, await jobList(), { ...opts, invocation });
+      await start(config, await jobList(), { ...opts, invocation: { ...invocation, cli: cliAsStarted() } });
     });
 
   program
@@ -92,8 +101,9 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
       '--retry-rejected',
       'check the records the job set aside again with this version, and store those that pass (no request to the API)',
     )
+    .addHelpText('after', () => (known ? runnableJobsHelp(known) : ''))
     .action(async (name: string, opts: { wait: boolean; reload?: string; retryRejected?: boolean }) => {
-      const jobs = await jobList();
+      const jobs = known ?? (await jobList());
       const { run, runnableJob, unknownJobMessage } = await import('./commands/run.js');
       // One line (no help after it): the closest name says what to type.
       if (!runnableJob(jobs, name)) throw new UsageError(unknownJobMessage(jobs, name));
@@ -161,7 +171,7 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
       const config = await load(program.opts());
       const { checkConfig, checkQueuePrefix } = await import('./commands/config.js');
       await checkQueuePrefix(config);
-      checkConfig(config, await jobList(), { ...opts, cli });
+      checkConfig(config, await jobList(), { ...opts, cli: cliAsStarted() });
     });
   configCommand
     .command('init')
@@ -292,7 +302,7 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
     .action(async (flags: { json?: boolean; history?: string }) => {
       const config = await load(program.opts(), READS_ONLY);
       const { showStatus } = await import('./commands/status.js');
-      await showStatus(config, await jobList(), { ...flags, cli });
+      await showStatus(config, await jobList(), { ...flags, cli: cliAsStarted() });
     });
 
   program
@@ -323,9 +333,19 @@ export function buildProgram(invocation: Invocation = readInvocation()): Command
   return program;
 }
 
+/** `run --help`'s list: every job `run` takes, from the job list (its config key when it differs). */
+function runnableJobsHelp(jobs: JobList): string {
+  const lines = jobs
+    .filter((j) => j.scheduled)
+    .map((j) => `  ${j.name}${j.configKey !== j.name ? ` (jobs.${j.configKey})` : ''}`);
+  return `\nJobs (run any that the config file configures):\n${lines.join('\n')}\n`;
+}
+
 export async function main(argv: string[]): Promise<void> {
   try {
-    await buildProgram().parseAsync(argv);
+    // `run` needs the job list anyway (its help lists it): the definitions only, no handler.
+    const known = argv.slice(2).includes('run') ? await jobList() : undefined;
+    await buildProgram(readInvocation(), known).parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version end here with code 0; usage errors were printed by commander.

@@ -63,6 +63,17 @@ const primaryTxTypes: Readonly<Record<string, readonly string[]>> = {
   TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE: ['BaseTx', 'ImportTx', 'ExportTx'],
 };
 
+/**
+ * The P-Chain transaction types of auto-renewed staking (ACP-236), which the next SDK release adds
+ * (shared/reference/auto-renewed-staking.md): served in Primary Network files under the drift fault
+ * only, as no public API document lists them yet.
+ */
+export const AUTO_RENEWED_TX_TYPES = [
+  'AddAutoRenewedValidatorTx',
+  'SetAutoRenewedValidatorConfigTx',
+  'RewardAutoRenewedValidatorTx',
+] as const;
+
 export type CsvRow = Record<string, string>;
 
 export function columnsOf(request: ExportRequest): readonly string[] {
@@ -232,11 +243,16 @@ export function createCsvStream(options: CsvStreamOptions): Readable {
   const normalized = columns.map((c) => c.toLowerCase().replace(/[^a-z0-9]/g, ''));
   const keyAt = Math.max(0, normalized.indexOf('txhash'));
   const timeAt = normalized.indexOf('blocktimestamp');
+  const txTypeAt = normalized.indexOf('txtype');
   /** What a mutation or defect adds to, or changes in, a row's cells. */
   const shaped = (cells: string[], i: number): string[] => {
     const out = [...cells];
     if (mutation === 'badRecord' && i === Math.floor(total / 2)) out[keyAt] = '';
     if (drift && i === Math.floor(total / 2) && timeAt !== -1) out[timeAt] = '99999999999';
+    // Drift in a Primary Network file: a type no public document lists yet, on every third row.
+    if (drift && txTypeAt !== -1 && i % 3 === 1 && range.record.request.type !== 'TRANSACTION_EXPORT_EVM') {
+      out[txTypeAt] = AUTO_RENEWED_TX_TYPES[Math.floor(i / 3) % AUTO_RENEWED_TX_TYPES.length]!;
+    }
     if (mutation === 'extraFields') out.push('future');
     if (drift) out.push('drift', 'proto-value');
     if (wide) for (let c = 0; c < WIDE_COLUMNS; c++) out.push('v');

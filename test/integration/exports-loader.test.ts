@@ -4,7 +4,7 @@ import { exportPollDefinition, exportsDefinition } from '../../jobs/exports.defi
 import type { ExportsPayload } from '../../jobs/exports.js';
 import type { Config } from '../../src/config/index.js';
 import { type ProgressSink, runJob } from '../../src/kernel/index.js';
-import type { CsvColumnSpec, CsvDefect } from '../../src/simulator/csv.js';
+import { AUTO_RENEWED_TX_TYPES, type CsvColumnSpec, type CsvDefect } from '../../src/simulator/csv.js';
 import type { SimulatorOptions } from '../../src/simulator/index.js';
 import { readExportSummaries, refreshExportSummaries } from '../../src/store/index.js';
 import { type Collector, evmExportPayload, requestCount, startCollector } from '../support/collector.js';
@@ -137,6 +137,26 @@ describe('exports loader: headers other than the simulator own', () => {
     );
     expect(rows.every((r) => r['block_timestamp'] === null && r['asset_id'] === null)).toBe(true);
     expect(rows.every((r) => JSON.parse(r['extra'] as string).memo === 'hello, world')).toBe(true);
+  });
+});
+
+describe('exports loader: P-Chain transaction types no public document lists yet', () => {
+  it('loads AddAutoRenewedValidatorTx, SetAutoRenewedValidatorConfigTx and RewardAutoRenewedValidatorTx rows as any other, none set aside for its type', async () => {
+    const { c, dir } = await setup(
+      { rowsPerDay: 30 },
+      { faults: { endpoints: { download: { plan: [{ kind: 'drift' }] } } } },
+    );
+    const run = await runExportsPass(c, primaryNetworkPayload(dir));
+    expect(run.status).toBe('succeeded');
+    const types = await c.store.all<{ txType: string; n: number }>(
+      'SELECT tx_type AS "txType", COUNT(*) AS n FROM exported_transactions GROUP BY tx_type ORDER BY tx_type',
+    );
+    const loaded = new Set(types.map((t) => t.txType));
+    for (const type of AUTO_RENEWED_TX_TYPES) expect(loaded).toContain(type);
+    const rejected = await c.store.all<{ problems: string }>(
+      "SELECT problems FROM rejected_records WHERE job = 'exports'",
+    );
+    expect(rejected.filter((r) => /txType|tx_type/i.test(r.problems))).toEqual([]);
   });
 });
 
