@@ -59,7 +59,8 @@ const activePrimary = (vs: ValidatorDetails[]) =>
 
 describe('validators job', () => {
   it('stores every validation of each node once, and the summary the metrics read; the next run spends one request per node id', async () => {
-    const c = (collector = await startCollector());
+    collector = await startCollector();
+    const c = collector;
     const good = findNode(c, (vs) => (activePrimary(vs)?.uptimePerformance ?? 0) > 90);
     const low = findNode(c, (vs) => (activePrimary(vs)?.uptimePerformance ?? 100) < 80);
     const first = await run(c, payloadOf([good, low]));
@@ -99,7 +100,8 @@ describe('validators job', () => {
   });
 
   it('a completed validation is read once: a long history in small pages, then one page a run', async () => {
-    const c = (collector = await startCollector());
+    collector = await startCollector();
+    const c = collector;
     const node = findNode(c, (vs) => vs.length >= 9);
     const first = await run(c, payloadOf([node], { pageSize: 3, pendingRewards: false }));
     const pages = Math.ceil(c.sim.truth.validations('mainnet', node)!.length / 3);
@@ -117,7 +119,8 @@ describe('validators job', () => {
   });
 
   it('names a node id the API does not know (404) and one without validations, and the others go on', async () => {
-    const c = (collector = await startCollector());
+    collector = await startCollector();
+    const c = collector;
     const good = findNode(c, (vs) => activePrimary(vs) !== undefined);
     const empty = `NodeID-${cb58Encode(Uint8Array.from([0, 5, ...Array<number>(18).fill(9)]))}`;
     const result = await run(c, payloadOf([UNKNOWN, empty, good], { pendingRewards: false }));
@@ -132,9 +135,10 @@ describe('validators job', () => {
   });
 
   it('sets aside a validation whose uptime is outside 0..100 with the field named, stores the rest, and restores it once valid', async () => {
-    const c = (collector = await startCollector({
+    collector = await startCollector({
       sim: { faults: { endpoints: { validatorDetails: { plan: [{ kind: 'badRecord' }] } } } },
-    }));
+    });
+    const c = collector;
     const node = findNode(c, (vs) => activePrimary(vs) !== undefined && vs.length >= 3);
     const result = await run(c, payloadOf([node], { pendingRewards: false }));
     expect(result.status).toBe('succeeded');
@@ -174,7 +178,8 @@ describe('validators job', () => {
   });
 
   it('time moves: the active validation ends, is completed, and a low-uptime one counts as unrewarded', async () => {
-    const c = (collector = await startCollector());
+    collector = await startCollector();
+    const c = collector;
     const low = findNode(c, (vs) => (activePrimary(vs)?.uptimePerformance ?? 100) < 80);
     await run(c, payloadOf([low], { pendingRewards: false }));
     const before = (await listValidatorSummaries(c.store))[0]!;
@@ -199,7 +204,8 @@ describe('validators job', () => {
   });
 
   it('reads pending rewards at most every pendingRewardsEvery', async () => {
-    const c = (collector = await startCollector());
+    collector = await startCollector();
+    const c = collector;
     const node = findNode(c, (vs) => activePrimary(vs) !== undefined);
     const every = 3_600_000;
     expect((await run(c, payloadOf([node], { pendingRewardsEvery: every }))).requests).toBe(2);
