@@ -10,6 +10,7 @@ import { signatures } from '../../jobs/signatures.js';
 import { supply } from '../../jobs/supply.js';
 import { transactions } from '../../jobs/transactions.js';
 import { usageMetrics } from '../../jobs/usage-metrics.js';
+import { validators } from '../../jobs/validators.js';
 import { demoAddress, demoCb58, demoNodeId } from '../../src/commands/demo-config.js';
 import { migrateStore } from '../../src/commands/migrate-store.js';
 import { storeLocation } from '../../src/config/index.js';
@@ -86,6 +87,27 @@ const usagePayload = {
   ],
 };
 
+/** The first of the simulator's node ids (labels v-0, v-1…) with an active validation. */
+function activeNode(collector: Collector): string {
+  for (let i = 0; i < 400; i++) {
+    const id = demoNodeId(`v-${i}`);
+    if (collector.sim.truth.validations('mainnet', id)?.some((v) => v.validationStatus === 'active'))
+      return id;
+  }
+  throw new Error('no node with an active validation in 400 labels');
+}
+
+const validatorsPayload = (nodeId: string) => ({
+  network: 'mainnet' as const,
+  nodeIds: [nodeId],
+  addresses: [],
+  pageSize: 100,
+  maxPages: 10,
+  pendingRewards: true,
+  pendingRewardsEvery: 0,
+  observationRetention: 35 * 86_400_000,
+});
+
 beforeAll(async () => {
   // The export file has a column the collector does not know: exported_transactions.extra (jsonb) is copied too.
   c = await startCollector({
@@ -119,6 +141,8 @@ beforeAll(async () => {
       deps,
     ),
     await runExports(deps, evmExportPayload(join(dir, 'exports'))),
+    // A node with an active validation: its validations, an observation, its pending reward, its summary.
+    await runHandler('validators', validators, validatorsPayload(activeNode(c)), deps),
   ];
   expect(runs.map((r) => r.status)).toEqual(runs.map(() => 'succeeded'));
   // A day later: more transactions and usage buckets, and the prices of the rewards now older than 24 h.
