@@ -196,7 +196,7 @@ describe.skipIf(onPostgres)('a database that grows without bound', () => {
     const check = await runCli(['config', 'check', '-c', path]);
     expect(check.code, check.stderr).toBe(0);
     expect(check.stdout.split('\n').filter((l) => l.startsWith('WARNING'))).toEqual([
-      `${warning} (\`node --import tsx src/cli.ts plan\` sizes it)`,
+      `${warning} (\`node --import tsx src/cli.ts -c ${path} plan\` sizes it)`,
     ]);
     // Pruned, it is said no more.
     const kept = file(
@@ -216,7 +216,7 @@ describe.skipIf(onPostgres)('run <job> messages', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toEqual([
-      'error: unknown job "usgae-metrics" (did you mean `usage-metrics`?); jobs: supply, transactions, rewards, usage-metrics, signatures, exports, maintenance',
+      'error: unknown job "usgae-metrics" (did you mean `usage-metrics`?); jobs: supply, transactions, rewards, validators, usage-metrics, signatures, exports, maintenance',
     ]);
     const far = await runCli(['run', 'everything']);
     expect(far.stderr.trim().split('\n')).toHaveLength(1);
