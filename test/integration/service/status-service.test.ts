@@ -113,7 +113,7 @@ describe('status and the service', () => {
     expect(stopped.json.service!.processes).toEqual([]);
     expect(stopped.json.service!.lastSeenAt).not.toBeNull();
     expect(stopped.text).toMatch(/^service: NOT RUNNING: no service seen since \S+ \S+Z \(\d+s ago\)/m);
-    expect(stopped.text).toContain('start it with `node --import tsx src/cli.ts start`');
+    expect(stopped.text).toContain(`start it with \`node --import tsx src/cli.ts -c ${configPath} start\``);
     // No service: a next-run time is only the schedule's next slot, not a promise.
     expect(stopped.json.schedulerRunning).toBe(false);
     expect(running.json.schedulerRunning).toBe(true);
@@ -230,7 +230,7 @@ describe('status and the service', () => {
       `METRICS_HOST:METRICS_PORT = 127.0.0.1:${port} is taken: another collector (or another program) already listens there.`,
     );
     // The fix is a command line this user can run: the CLI the way they started it.
-    expect(second.stderr).toContain(`METRICS_PORT=${port + 1} node --import tsx src/cli.ts start`);
+    expect(second.stderr).toContain(`METRICS_PORT=${port + 1} node --import tsx src/cli.ts -c ${configPath} start`);
     // The first one was left alone.
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
   });
