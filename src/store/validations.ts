@@ -3,7 +3,8 @@
  * (each run's sight of an active one), `pending_rewards` and `validator_summaries` (what /metrics and
  * `status` read, recomputed from the others in the transaction that wrote them).
  */
-import { canonicalNetwork, type PendingReward, type Validator } from '../upstream/index.js';
+import { canonicalNetwork } from '../upstream/endpoints.js';
+import type { PendingReward, Validator } from '../upstream/staking-schemas.js';
 import { pendingRewards, validationObservations, validations, validatorSummaries } from './schema.js';
 import { planUpsert, type Sql, type Store } from './sql.js';
 
