@@ -6,14 +6,15 @@ import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 
 /**
- * Writes values (1 MiB, then 16 KiB, then 64 B) until Redis refuses even the smallest: its used
+ * Writes values (1 MiB, then smaller ones down to 64 B) until Redis refuses even the smallest: its used
  * memory is then past maxmemory, not only a large value's query buffer. The keys written.
  */
 export async function fill(redis: Redis): Promise<string[]> {
   const keys: string[] = [];
-  for (const size of [1024 * 1024, 16 * 1024, 64]) {
+  // Each step fills what the larger one's refusal left (a refused value's query buffer is freed).
+  for (const size of [1024 * 1024, 64 * 1024, 4 * 1024, 256, 64]) {
     for (let i = 0; ; i++) {
-      if (i > 2_000) throw new Error('Redis never refused a write: is maxmemory set?');
+      if (i > 4_000) throw new Error('Redis never refused a write: is maxmemory set?');
       const key = `glc-fill-${size}-${i}`;
       try {
         await redis.set(key, Buffer.alloc(size, 1));
