@@ -46,7 +46,7 @@ describe.skipIf(onPostgres)('npx glacier-collector', () => {
     });
     expect(check.code, check.stderr).toBe(0);
     expect(check.stdout).toContain(`config OK: ${path}`);
-    expect(check.stdout).toContain('npx glacier-collector config check --print');
+    expect(check.stdout).toContain(`npx glacier-collector -c ${path} config check --print`);
   }, 120_000);
 });
 
