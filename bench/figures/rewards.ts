@@ -10,6 +10,7 @@ import { demoAddress } from '../../src/commands/demo-config.js';
 import { storeLocation } from '../../src/config/index.js';
 import { runHandler } from '../../src/kernel/index.js';
 import { openStore, tables } from '../../src/store/index.js';
+import { stakingTypeOf } from '../../src/upstream/auto-renew.js';
 import { bareAddress } from '../../src/upstream/endpoints.js';
 import { endpoints, type HistoricalReward } from '../../src/upstream/index.js';
 import { startSimulatorProcess } from '../../test/support/sim-process.js';
@@ -110,6 +111,7 @@ export async function run(): Promise<Figure[]> {
           r.reward.type,
           r.reward.amount,
           JSON.stringify(r.addresses),
+          stakingTypeOf(r),
           seenAt,
           seenAt,
         ]);
