@@ -35,7 +35,7 @@ describe.skipIf(onPostgres)('the commands the tool prints', () => {
       expect(check.code, check.stderr).toBe(0);
       expect(check.stdout).toContain(`config OK: ${path}`);
       // The rest of what it printed runs the same way.
-      expect(check.stdout).toContain(`${cli} config check --print`);
+      expect(check.stdout).toContain(`${cli} -c ${path} config check --print`);
     },
   );
 
