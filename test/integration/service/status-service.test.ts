@@ -230,7 +230,9 @@ describe('status and the service', () => {
       `METRICS_HOST:METRICS_PORT = 127.0.0.1:${port} is taken: another collector (or another program) already listens there.`,
     );
     // The fix is a command line this user can run: the CLI the way they started it.
-    expect(second.stderr).toContain(`METRICS_PORT=${port + 1} node --import tsx src/cli.ts -c ${configPath} start`);
+    expect(second.stderr).toContain(
+      `METRICS_PORT=${port + 1} node --import tsx src/cli.ts -c ${configPath} start`,
+    );
     // The first one was left alone.
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
   });
