@@ -168,13 +168,15 @@ export function openSqliteStore(path: string, options: OpenSqliteOptions = {}): 
       hasTable: async (name) =>
         (await self.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name])) !==
         undefined,
-      // The dbstat table reads every page: `status` only, never a scrape; empty without it.
+      // The dbstat table reads every page: `status` only, never a scrape; empty without it. Its
+      // aggregate form (`dbstat('main', 1)`: a row per table or index, the same sums) is a third of
+      // the time of a row per page.
       tableSizes: async () => {
         const sizes = new Map<string, number>();
         try {
           const rows = await self.all<{ name: string; bytes: number }>(
             `SELECT coalesce(m.tbl_name, d.name) AS name, sum(d.pgsize) AS bytes
-             FROM dbstat d LEFT JOIN sqlite_master m ON m.name = d.name GROUP BY 1`,
+             FROM dbstat('main', 1) d LEFT JOIN sqlite_master m ON m.name = d.name GROUP BY 1`,
           );
           for (const r of rows) sizes.set(r.name, Number(r.bytes));
         } catch {
