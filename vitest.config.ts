@@ -10,8 +10,9 @@ import { defineConfig } from 'vitest/config';
 const storeTests = {
   include: ['test/integration/**/*.test.ts', 'test/faults/**/*.test.ts', 'test/unit/metrics-docs.test.ts'],
   exclude: [
-    // Redis refusing writes is under test, not the store: once (sqlite) is enough.
+    // Redis refusing writes or a TLS handshake is under test, not the store: once (sqlite) is enough.
     'test/faults/redis-answers.test.ts',
+    'test/faults/redis-tls.test.ts',
     'test/integration/simulator/**',
     'test/integration/upstream/**',
     'test/integration/exports-download.test.ts',
