@@ -78,13 +78,17 @@ function connectionConfig(
 
 /** A pool whose every connection works in the queue's schema (the collector's own tables). */
 export function queuePool(target: PostgresQueueTarget, o: PostgresPoolOptions): pg.Pool {
-  return new pg.Pool({
+  const pool = new pg.Pool({
     ...connectionConfig(target, true),
     max: o.max,
     application_name: o.name,
     ...(o.connectTimeoutMs !== undefined && { connectionTimeoutMillis: o.connectTimeoutMs }),
     ...(o.statementTimeoutMs !== undefined && { statement_timeout: o.statementTimeoutMs }),
   });
+  // A client BullMQ holds out of the pool emits on itself when the server drops it (the pool hears
+  // idle clients only): unheard, the process would end. Its query fails with it; the pool drops it.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
 }
 
 /**
