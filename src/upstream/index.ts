@@ -49,7 +49,6 @@ export {
   recheckRecord,
   recordSpecs,
 } from './records.js';
-export { nextRequestSent } from './request-sent.js';
 export {
   defaultRetryPolicy,
   hintedDelayMs,
