@@ -149,6 +149,66 @@ describe.skipIf(!onPostgresQueue)('the queue on PostgreSQL under its faults', ()
     }, 120_000);
   });
 
+  describe.skipIf(!haveFaketime && !process.env.CI)('a process whose clock is behind', () => {
+    it("a worker whose clock steps 60 s behind under a run, beside a healthy one: its job's lock holds (the database's clock), it claims nothing more, one line, /readyz 503: no slot runs twice", async () => {
+      if (!haveFaketime) throw new Error(`libfaketime is missing (${LIBFAKETIME}): apt-get install faketime`);
+      // Each supply run lasts 4 s, locks of 2 s: a lock extended on a clock 60 s behind is long expired
+      // to the healthy worker's stalled check, which would take the job and run its slot again.
+      h = await serviceHarness({ sim: { faults: { endpoints: { supply: { latencyMs: 4_000 } } } } });
+      const schema = queueSchema(h.prefix);
+      const file = {
+        jobs: { supply: { schedule: '*/5 * * * * *' } },
+        service: { stalledJobTimeout: '2s', concurrency: 1 },
+      };
+      const healthy = await h.spawnStart(file);
+      const offset = join(h.dir, 'faketime');
+      writeFileSync(offset, '+0');
+      const behind = await h.spawnStart(
+        { ...file, jobs: { supply: { schedule: '0 0 1 1 *' } } },
+        {
+          LD_PRELOAD: LIBFAKETIME,
+          FAKETIME_TIMESTAMP_FILE: offset,
+          FAKETIME_NO_CACHE: '1',
+          FAKETIME_DONT_FAKE_MONOTONIC: '1',
+        },
+      );
+      await healthy.proc.waitForOutput(/glacier-collector started/, 30_000);
+      await behind.proc.waitForOutput(/glacier-collector started/, 30_000);
+      const location = h.location;
+      const pid = behind.proc.child.pid!;
+      const heldByBehind = async () =>
+        Number(
+          (
+            await sql<{ n: string }>(
+              `SELECT count(*) AS n FROM "${schema}".job WHERE state = 'active' AND processed_by LIKE $1`,
+              [`%:${pid}`],
+            )
+          )[0]!.n,
+        );
+      await waitFor(async () => (await heldByBehind()) > 0, 90_000, 'a run of the worker to be set behind');
+      writeFileSync(offset, '-60');
+      await behind.proc.waitForOutput(/clock is 6\d\.\d s behind the queue database's/, 15_000);
+      const before = (await runsOf(location, 'supply')).length;
+      await waitFor(
+        async () => (await runsOf(location, 'supply')).length >= before + 3,
+        60_000,
+        'three more runs',
+      );
+      const runs = await runsOf(location, 'supply');
+      expect(twice(runs)).toEqual([]);
+      expect(runs.filter((r) => r.status === 'failed')).toEqual([]);
+      const ready = await readyz(behind.port);
+      expect(ready.status).toBe(503);
+      expect(ready.body).toMatch(/clock is 6\d\.\d s behind/);
+      expect(behind.proc.output().match(/clock is 6\d\.\d s behind/g)).toHaveLength(1);
+      // Nothing was taken over from it: no job stalled.
+      const stalled = await sql<{ n: string }>(
+        `SELECT count(*) AS n FROM "${schema}".job WHERE stalled_count > 0`,
+      );
+      expect(Number(stalled[0]!.n)).toBe(0);
+    }, 180_000);
+  });
+
   it("a stalled-check marker, a limiter window and a lock left a day ahead are reset: a killed worker's job is taken over, slots run", async () => {
     h = await serviceHarness();
     const schema = queueSchema(h.prefix);
