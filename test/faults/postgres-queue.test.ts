@@ -328,11 +328,12 @@ describe.skipIf(!onPostgresQueue)('the queue on PostgreSQL under its faults', ()
 
   it('the queue database turned read-only under a run: one warn line, /readyz 503, a metric; writable again: said once, the run completed once, the next slot within 15 s', async () => {
     const db = await privatePostgres();
-    // Each run lasts 2 s: the database turns read-only under one, so its end is refused.
+    // Each run lasts 2 s: the database turns read-only under one, so its end is refused. A slot every
+    // second: the most adds the scheduler tries while the database refuses them (the CPU figure).
     h = await serviceHarness({ sim: { faults: { endpoints: { supply: { latencyMs: 2_000 } } } } });
     const sim = h.sim;
     const { proc, port } = await h.spawnStart(
-      { jobs: { supply: { schedule: '*/3 * * * * *' } }, service: { stalledJobTimeout: '2s' } },
+      { jobs: { supply: { schedule: '* * * * * *' } }, service: { stalledJobTimeout: '2s' } },
       { QUEUE_URL: db.url },
     );
     await proc.waitForOutput(/glacier-collector started/, 30_000);
