@@ -50,6 +50,11 @@ export interface RejectedRecord {
   problems: string;
   /** The record's natural key within its answer, when the fields that make it are valid. */
   key: string | undefined;
+  /**
+   * Without a key: the record without the fields its schema does not list (`knownPart`), what names
+   * it, so that a record seen again with other unknown fields is the same row.
+   */
+  stable?: unknown;
 }
 
 /** Where findings come from: an API endpoint, or the rows of a downloaded export file. */
@@ -159,6 +164,7 @@ function usageSpec<V extends typeof usageMetricsValueSchema | typeof rpcUsageMet
 
 /** The failing record's reason, fields and problems, from its schema issues. */
 function rejection(
+  schema: z.ZodType,
   raw: unknown,
   issues: readonly z.core.$ZodIssue[],
   key: string | undefined,
@@ -173,6 +179,7 @@ function rejection(
     fields: fields.slice(0, MAX_FIELDS),
     problems: summarizeIssues(issues),
     key,
+    ...(key === undefined && { stable: knownPart(schema, raw) }),
   };
 }
 
@@ -182,7 +189,7 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; rejected: Rejecte
 export function checkRecord<T>(spec: RecordSpec<T>, raw: unknown): Checked<T> {
   const parsed = spec.schema.safeParse(raw);
   if (parsed.success) return { ok: true, value: parsed.data };
-  return { ok: false, rejected: rejection(raw, parsed.error.issues, spec.key(raw)) };
+  return { ok: false, rejected: rejection(spec.schema, raw, parsed.error.issues, spec.key(raw)) };
 }
 
 /** The records of a list: those that pass, those set aside; drift of every record into `drift`. */
@@ -334,6 +341,27 @@ function shapeOf(schema: z.ZodType): Shape {
     );
   } else if (core instanceof z.ZodArray) shape.element = shapeOf(core.element as z.ZodType);
   return shape;
+}
+
+/**
+ * `value` without the fields `schema` does not list, at any depth, each object's fields in the
+ * schema's order: what stays of a record whatever drift it carries (and in whatever order).
+ */
+export function knownPart(schema: z.ZodType, value: unknown): unknown {
+  return strip(shapeOf(schema), value);
+}
+
+function strip(shape: Shape, value: unknown): unknown {
+  if (shape.fields && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, field] of shape.fields) {
+      if (Object.hasOwn(value, key)) out[key] = strip(field, (value as Record<string, unknown>)[key]);
+    }
+    return out;
+  }
+  const element = shape.element;
+  if (element && Array.isArray(value)) return value.map((item) => strip(element, item));
+  return value;
 }
 
 /** Adds to `out` every field and open-enum value of `value` that `schema` does not list. */
