@@ -323,6 +323,49 @@ export const pendingRewards = table(
 );
 
 /**
+ * One row per settled cycle of an ACP-236 auto-renewed validation, from GET
+ * /v1/networks/{network}/validators/{nodeId}/cycles (the rewards job, for every configured node id
+ * with an auto-renewed validation). Keyed on (network, staking_tx_hash, cycle_index): a cycle index is
+ * 1-based within its position, a node may have several positions. A settled cycle is final: read once.
+ * The compounded parts produce no UTXO, so they are in no `rewards` row: the reports add them as income
+ * ("compounded (restaked)") at `end_timestamp`. Amounts nAVAX, exact; times Unix seconds.
+ */
+export const cycles = table(
+  'cycles',
+  {
+    network: text('network').notNull(),
+    stakingTxHash: text('staking_tx_hash').notNull(),
+    cycleIndex: integer('cycle_index').notNull(),
+    nodeId: text('node_id').notNull(),
+    /** The transaction that settled the cycle (also the withdrawn parts' reward tx, when they paid). */
+    rewardTxHash: text('reward_tx_hash').notNull(),
+    startTimestamp: integer('start_timestamp').notNull(),
+    endTimestamp: integer('end_timestamp').notNull(),
+    weightAtCycleStart: decimal('weight_at_cycle_start').notNull(),
+    grossValidationReward: decimal('gross_validation_reward').notNull(),
+    withdrawnValidationReward: decimal('withdrawn_validation_reward').notNull(),
+    compoundedValidationReward: decimal('compounded_validation_reward').notNull(),
+    grossDelegateeReward: decimal('gross_delegatee_reward').notNull(),
+    withdrawnDelegateeReward: decimal('withdrawn_delegatee_reward').notNull(),
+    compoundedDelegateeReward: decimal('compounded_delegatee_reward').notNull(),
+    /** 0..100, the share in effect during the cycle. */
+    autoCompoundSharePercent: real('auto_compound_share_percent').notNull(),
+    /** `renewed`, `exited`, `aborted` (or a value a later API sent, stored as sent). */
+    outcome: text('outcome').notNull(),
+    delegatorCount: integer('delegator_count').notNull(),
+    amountDelegated: decimal('amount_delegated').notNull(),
+    firstSeenAt: timestamp('first_seen_at').notNull(),
+    lastSeenAt: timestamp('last_seen_at').notNull(),
+  },
+  (t) => [
+    primaryKey(t.network, t.stakingTxHash, t.cycleIndex),
+    // A node's cycles (the job's "what is settled", the reports by node) and a year's cycles.
+    index('cycles_node_idx').on(t.nodeId, t.endTimestamp),
+    index('cycles_end_timestamp_idx').on(t.endTimestamp),
+  ],
+);
+
+/**
  * Every export operation the collector started, with its request and status history. The lifecycle
  * (claims, polls, retries, follow-ups) is described in docs/collection.md (Exports).
  */

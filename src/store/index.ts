@@ -1,3 +1,4 @@
+export * from './cycles.js';
 export { DatabaseOpenError, DatabaseWriteError, diskFullError } from './errors.js';
 export * from './exported-transactions.js';
 export * from './exports.js';

@@ -73,6 +73,7 @@ export const {
   validations,
   validationObservations,
   pendingRewards,
+  cycles,
   exportOperations,
   exportClaims,
   exportFiles,

@@ -67,6 +67,7 @@ export const {
   validations,
   validationObservations,
   pendingRewards,
+  cycles,
   exportOperations,
   exportClaims,
   exportFiles,

@@ -1,4 +1,6 @@
 /** The upstream Data API client: the public surface for jobs, the CLI and tests. */
+
+export * from './auto-renew.js';
 export {
   type ApiUsageMetricsParams,
   type CallOptions,
