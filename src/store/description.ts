@@ -212,6 +212,33 @@ export const signatures = table(
 );
 
 /**
+ * Why a configured transaction has no stored signature yet, one row per (network, tx_hash) the
+ * aggregator did not sign: `outcome` `not_found` (404: asked again next run), `below_quorum` (the
+ * aggregator could not reach a threshold of stake: retried within the run, then after
+ * `next_attempt_at`) or `refused` (another 4xx: asked again after `next_attempt_at`, or at once when
+ * the job's configuration changes, `config_digest`). The row goes when the signature is stored.
+ */
+export const signatureAttempts = table(
+  'signature_attempts',
+  {
+    network: text('network').notNull(),
+    txHash: text('tx_hash').notNull(),
+    outcome: text('outcome').notNull(),
+    /** The HTTP status of the last answer. */
+    status: int32('status').notNull(),
+    /** The API's message, control characters shown and cut to a bounded length. */
+    message: text('message').notNull(),
+    /** Runs in a row that ended with this hash unsigned. */
+    failures: int32('failures').notNull(),
+    firstFailedAt: timestamp('first_failed_at').notNull(),
+    lastAttemptAt: timestamp('last_attempt_at').notNull(),
+    nextAttemptAt: timestamp('next_attempt_at').notNull(),
+    configDigest: text('config_digest').notNull(),
+  },
+  (t) => [primaryKey(t.network, t.txHash)],
+);
+
+/**
  * One row per validation of GET /v1/networks/{network}/validators/{nodeId}: a node's past, active and
  * pending validations, on the Primary Network (`primary_network` = 1) and other subnets. Keyed on
  * (network, node_id, tx_hash), the staking transaction. A completed (or removed) validation is final:

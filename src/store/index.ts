@@ -16,6 +16,7 @@ export * from './rewards.js';
 export * from './row-sizes.js';
 export * from './runs.js';
 export * as tables from './schema.js';
+export * from './signature-attempts.js';
 export * from './signatures.js';
 export type {
   Dialect,

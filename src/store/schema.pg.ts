@@ -70,6 +70,7 @@ export const {
   rewardAddresses,
   usageMetrics,
   signatures,
+  signatureAttempts,
   validations,
   validationObservations,
   pendingRewards,

@@ -64,6 +64,7 @@ export const {
   rewardAddresses,
   usageMetrics,
   signatures,
+  signatureAttempts,
   validations,
   validationObservations,
   pendingRewards,

@@ -26,6 +26,7 @@ export {
   UpstreamHttpError,
   UpstreamNetworkError,
   UpstreamResponseError,
+  upstreamMessage,
 } from './errors.js';
 export * from './fields.js';
 export {
