@@ -354,6 +354,11 @@ export const signaturesJobSchema = z
     /** @defaultValue 'mainnet' */
     network: network.default('mainnet'),
     txHashes: z.array(z.string()).min(1),
+    /**
+     * Pauses, seconds, between the attempts of one run at a hash the aggregator could not sign
+     * below a threshold of stake (one more attempt than pauses). @defaultValue [5, 10, 20]
+     */
+    belowQuorumPauses: z.array(z.number().min(0).max(300)).max(10).default([5, 10, 20]),
   })
   .superRefine((job, ctx) => {
     job.txHashes.forEach((hash, i) => {

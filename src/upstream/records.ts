@@ -18,6 +18,7 @@
  */
 import * as z from 'zod';
 import { excerpt } from '../escape/excerpt.js';
+import { settledCycleSchema } from './auto-renew.js';
 import type { EndpointName } from './endpoints.js';
 import { openEnums } from './enums.js';
 import { BOUND } from './fields.js';
@@ -132,6 +133,16 @@ export const recordSpecs = {
       return tx && typeof type === 'string' && /^[A-Z_]{1,64}$/.test(type) ? `${tx}:${type}` : undefined;
     },
     path: 'pendingRewards[]',
+  },
+  /** A settled auto-renewed cycle (ACP-236): one per (staking tx, cycle index) on its network. */
+  validatorCycles: {
+    schema: settledCycleSchema,
+    key: (raw) => {
+      const tx = valid(cb58Id, field(raw, 'stakingTxHash'));
+      const index = field(raw, 'cycleIndex');
+      return tx && Number.isSafeInteger(index) ? `${tx}:${index}` : undefined;
+    },
+    path: 'cycles[]',
   },
 } satisfies Partial<Record<EndpointName, RecordSpec<unknown>>>;
 
