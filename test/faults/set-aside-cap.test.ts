@@ -143,5 +143,5 @@ describe('a hostile upstream sending bad records by the page', () => {
     expect(keyless.map((r) => Number(r.timesSeen))).toEqual([2]);
     // Seen again, not new: each record kept by the first run is one row, seen twice.
     expect(await count('SELECT COUNT(*) AS n FROM rejected_records WHERE times_seen = 2')).toBe(rows);
-  }, 60_000);
+  }, 180_000);
 });
