@@ -41,6 +41,8 @@ export function demoFileConfig() {
         nodeIds: [demoNodeId('node-1')],
         currency: 'usd',
       },
+      // The rewards job's node id and addresses: what an operator gets by adding the section.
+      validators: { schedule: '*/15 * * * *' },
       usageMetrics: {
         schedule: '0 * * * *',
         sources: [
@@ -90,6 +92,7 @@ export function demoServiceConfig() {
       supply: { ...j.supply, ...every('*/5 * * * * *') },
       transactions: { ...j.transactions, ...every('*/10 * * * * *') },
       rewards: { ...j.rewards, ...every('*/30 * * * * *') },
+      validators: { ...j.validators, ...every('*/30 * * * * *') },
       usageMetrics: { ...j.usageMetrics, ...every('*/30 * * * * *') },
       signatures: { ...j.signatures, ...every('*/30 * * * * *') },
       exports: { ...j.exports, ...every('0 * * * * *') },

@@ -35,6 +35,17 @@ const queries: { title: string; sql: string }[] = [
   },
   {
     title:
+      "Validators (the rewards job's node id): its validation now, the days left, uptime, the reward it will pay, and periods that paid none",
+    sql: `SELECT node_id, CASE active WHEN 1 THEN 'active' ELSE 'not active' END AS validation,
+            datetime(end_timestamp, 'unixepoch') AS ends,
+            ROUND((end_timestamp - CAST(strftime('%s', 'now') AS INTEGER)) / 86400.0, 1) AS days_left,
+            ROUND(uptime_ratio * 100, 2) AS uptime_pct,
+            ROUND(CAST(potential_validation_reward AS REAL) / 1e9, 4) AS expected_avax,
+            unrewarded AS unrewarded_periods
+          FROM validator_summaries ORDER BY node_id`,
+  },
+  {
+    title:
       'Records set aside (the simulator sent a transaction out of bounds on purpose: the rest of its page was stored; `glacier-collector status` shows them)',
     sql: 'SELECT job, endpoint, reason, fields, natural_key, times_seen FROM rejected_records ORDER BY job, record_id LIMIT 10',
   },

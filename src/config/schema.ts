@@ -354,6 +354,11 @@ export const signaturesJobSchema = z
     /** @defaultValue 'mainnet' */
     network: network.default('mainnet'),
     txHashes: z.array(z.string()).min(1),
+    /**
+     * Pauses, seconds, between the attempts of one run at a hash the aggregator could not sign
+     * below a threshold of stake (one more attempt than pauses). @defaultValue [5, 10, 20]
+     */
+    belowQuorumPauses: z.array(z.number().min(0).max(300)).max(10).default([5, 10, 20]),
   })
   .superRefine((job, ctx) => {
     job.txHashes.forEach((hash, i) => {
@@ -589,6 +594,19 @@ export const budgetSchema = z.strictObject({
   computeUnitsPerDay: z.number().int().min(1).optional(),
 });
 
+/**
+ * The cap on records set aside (rejected_records) per job and run: a hostile or broken upstream
+ * sending a page of bad records after another is bounded in rows, bytes and log lines. Beyond it,
+ * records new to the table are counted (`glacier_rejected_records_dropped_total`), not kept; those
+ * already kept are still seen again.
+ */
+export const setAsideSchema = z.strictObject({
+  /** New records kept per job and run. @defaultValue 100 */
+  maxRecordsPerRun: wholeNumber(1, 100_000).default(100),
+  /** Bytes of their raw JSON kept per job and run (each record is at most 16 KiB). @defaultValue '1MiB' */
+  maxBytesPerRun: byteSize({ default: '1MiB', min: 16 * 1024, max: 1024 ** 3 }),
+});
+
 /** Each job's section schema, by its key under `jobs`. */
 export const jobSectionSchemas = {
   supply: supplyJobSchema,
@@ -632,6 +650,7 @@ export const fileConfigSchema = z
     service: serviceSchema.prefault({}),
     budget: budgetSchema.prefault({}),
     retention: retentionSchema.prefault({}),
+    setAside: setAsideSchema.prefault({}),
   })
   .superRefine((file, ctx) => {
     refuseRetentionBelowRereads(file, ctx);
@@ -640,6 +659,7 @@ export const fileConfigSchema = z
 
 export type FileConfig = z.output<typeof fileConfigSchema>;
 export type ServiceConfig = z.output<typeof serviceSchema>;
+export type SetAsideConfig = z.output<typeof setAsideSchema>;
 export type MaintenanceJobConfig = z.output<typeof maintenanceJobSchema>;
 export type JobsConfig = FileConfig['jobs'];
 export type TransactionsJobConfig = z.output<typeof transactionsJobSchema>;

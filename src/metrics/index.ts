@@ -31,6 +31,7 @@ import { defineSignaturesCollector } from './collectors/signatures.js';
 import { defineSupplyCollector } from './collectors/supply.js';
 import { defineTransactionsCollector } from './collectors/transactions.js';
 import { defineUsageCollector } from './collectors/usage.js';
+import { defineValidatorsCollector } from './collectors/validators.js';
 import { createRenderer, type Exposition, negotiate } from './exposition.js';
 import { createOwnMetrics, type OwnMetrics } from './own.js';
 import { createScrape } from './scrape.js';
@@ -127,6 +128,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   defineTransactionsCollector(scrape, store);
   defineUsageCollector(scrape, store);
   defineSignaturesCollector(scrape, store, config);
+  defineValidatorsCollector(scrape, store, config);
   // Read only: the export handlers keep export_summaries current (jobs/exports.ts).
   defineExportsCollector(scrape, store);
   defineJobsCollector(scrape, store, config, jobs);

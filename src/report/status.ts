@@ -6,6 +6,7 @@ import type { ServiceProbe } from '../queue/probe.js';
 import { readCron } from '../queue/schedule.js';
 import {
   type DriftRow,
+  findSignatureAttempts,
   listLastSuccesses,
   listLatestJobRuns,
   listUnfinishedExports,
@@ -13,6 +14,7 @@ import {
   readSetAsideSummaries,
   readUnfinishedCopy,
   type SetAsideSummary,
+  type SignatureAttempt,
   type Store,
   sumComputeUnitsSince,
   type UnfinishedCopy,
@@ -89,6 +91,11 @@ export interface Status {
   recordsSetAside: (Omit<SetAsideSummary, 'newest'> & { newest: Omit<SetAsideSummary['newest'], 'raw'> })[];
   /** Fields and enum values the upstream sent that the OpenAPI does not list, per endpoint (upstream_drift). */
   drift: DriftRow[];
+  /**
+   * The configured transactions the aggregator did not sign on their last attempt (signature_attempts):
+   * not found, below quorum or refused, with the API's message and when each is asked again.
+   */
+  signaturesUnsigned: Omit<SignatureAttempt, 'configDigest'>[];
 }
 
 export interface JobStatus {
@@ -135,6 +142,11 @@ export async function collectStatus(
       ])
     : [[], [], 0, { tables: [], prunedPerDay: 0 }, [], [], []];
   const unfinishedCopy = (store && (await readUnfinishedCopy(store))) ?? null;
+  const signatureJob = config.jobs.signatures;
+  const unsigned =
+    store && signatureJob && (await store.hasTable('signature_attempts'))
+      ? [...(await findSignatureAttempts(store, signatureJob.network, signatureJob.txHashes)).values()]
+      : [];
   const latest = new Map(latestRuns.map((r) => [r.job, r]));
   const successes = new Map(lastSuccesses.map((r) => [r.job, r.finishedAt]));
   const jobs: JobStatus[] = [];
@@ -207,6 +219,7 @@ export async function collectStatus(
       return { ...s, newest };
     }),
     drift,
+    signaturesUnsigned: unsigned.map(({ configDigest: _digest, ...a }) => a),
   };
 }
 
@@ -322,6 +335,7 @@ export function formatStatus(status: Status, options: { cli?: string | undefined
   }
   if (status.rewardsBackfill) out.push('', ...formatBackfill(status.rewardsBackfill, now));
   out.push('', ...formatSetAside(status.recordsSetAside, now));
+  if (status.signaturesUnsigned.length > 0) out.push('', ...formatUnsigned(status.signaturesUnsigned, now));
   if (status.drift.length > 0) out.push('', ...formatDrift(status.drift, now));
   out.push('');
   const database = `${status.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} database ${status.database.location}`;
@@ -373,6 +387,17 @@ function formatSetAside(jobs: Status['recordsSetAside'], now: Date): string[] {
     );
   }
   return out;
+}
+
+/** "signatures not stored yet: …": per hash, its outcome, the API's message and its next attempt. */
+function formatUnsigned(rows: Status['signaturesUnsigned'], now: Date): string[] {
+  return [
+    `signatures not stored yet: ${count(rows.length)} (signature_attempts; docs/collection.md, "signatures")`,
+    ...rows.map(
+      (a) =>
+        `  ${forTerminal(a.txHash)} (${forTerminal(a.network)}): ${a.outcome.replace('_', ' ')}, ${a.status}: ${forTerminal(a.message)}; ${count(a.failures)} run(s) since ${when(a.firstFailedAt, now)}; asked again ${a.outcome === 'not_found' ? 'on the next run' : when(a.nextAttemptAt, now)}`,
+    ),
+  ];
 }
 
 /** "upstream drift: …": per endpoint, the names the OpenAPI does not list. */

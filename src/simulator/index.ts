@@ -256,7 +256,7 @@ export async function simulatorOptionsFromFlags(flags: {
   return options;
 }
 
-export type { EndpointFaults, FaultConfig, FaultEndpoint, FaultStep } from './faults.js';
+export type { EndpointFaults, FaultConfig, FaultEndpoint, FaultStep, SignatureStep } from './faults.js';
 export { loadFaultConfig, parseFaultConfig } from './faults.js';
 export type { ServedLog, SimRequestLog } from './logs.js';
 export type { GroundTruth } from './truth.js';

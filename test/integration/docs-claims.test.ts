@@ -124,5 +124,5 @@ describe.skipIf(onPostgres)('README and docs/cli.md about status', () => {
     const named = codeSpans(jsonParagraph).filter((s) => /^[a-zA-Z]+$/.test(s) && s !== 'null');
     expect(named.length).toBeGreaterThan(10);
     expect(named.filter((k) => !keys.has(k))).toEqual([]);
-  });
+  }, 90_000);
 });

@@ -363,6 +363,11 @@ describe('the dashboard', () => {
       'glacier_queue_jobs',
       'glacier_export_operations',
       'glacier_signatures_collected',
+      'glacier_validator_end_timestamp_seconds',
+      'glacier_validator_uptime_ratio',
+      'glacier_validator_potential_reward_avax',
+      'glacier_validator_pending_reward_avax',
+      'glacier_validator_unrewarded_validations',
     ]) {
       expect(exprs, metric).toContain(metric);
     }
@@ -458,8 +463,16 @@ describe.skipIf(skipWithout('prometheus'))(
       });
       const p = prometheus;
       // Every job has succeeded (the export downloaded and loaded), and the planted failure is counted.
-      // The six configured jobs (and the exports' follow-up, export-poll, when it ran).
-      const jobs = ['supply', 'transactions', 'rewards', 'usage-metrics', 'signatures', 'exports'];
+      // The seven configured jobs (and the exports' follow-up, export-poll, when it ran).
+      const jobs = [
+        'supply',
+        'transactions',
+        'rewards',
+        'validators',
+        'usage-metrics',
+        'signatures',
+        'exports',
+      ];
       let state = '';
       await eventually(async () => {
         const ok = await p.query('glacier_job_last_success_timestamp_seconds');
