@@ -13,7 +13,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { queueSchema } from '../../src/config/queue.js';
 import { runCli } from '../support/cli.js';
 import { type PrivatePostgres, startPrivatePostgres } from '../support/private-postgres.js';
-import { onPostgresQueue } from '../support/queue.js';
 import { type ServiceHarness, serviceHarness, waitFor } from '../support/service.js';
 import { queryAt, TEST_POSTGRES_URL } from '../support/store.js';
 import { cpuSeconds } from './backend-support.js';
@@ -86,7 +85,7 @@ async function metric(port: number, line: RegExp): Promise<boolean> {
   return line.test(text);
 }
 
-describe.skipIf(!onPostgresQueue)('the queue on PostgreSQL under its faults', () => {
+describe('the queue on PostgreSQL under its faults', () => {
   describe.skipIf(!haveFaketime && !process.env.CI)('a process whose clock is ahead', () => {
     it('a worker 60 s ahead beside a healthy one claims nothing, says so in one line, /readyz 503, a metric: no slot runs twice', async () => {
       if (!haveFaketime) throw new Error(`libfaketime is missing (${LIBFAKETIME}): apt-get install faketime`);
