@@ -339,10 +339,9 @@ export function postgresBackend(target: PostgresQueueTarget, o: PostgresBackendO
         },
         guardedBackendFactory({ watch, keeper, closing: whenClosing }),
       ) as unknown as CollectorWorkerHandle;
-      worker.once('closing', () => {
-        closing();
-        keeper.stop();
-      });
+      // Runs finishing within the shutdown grace keep their locks: the keeper stops once closed.
+      worker.once('closing', () => closing());
+      worker.once('closed', () => keeper.stop());
       // A worker paused while it blocked on LISTEN waits for the next NOTIFY: BullMQ's own, sent now.
       const wake = () =>
         void query(`SELECT pg_notify('bullmq_jobs', $1)`, [QUEUE_NAME]).catch(() => undefined);
