@@ -438,9 +438,10 @@ function gate(
 ): void {
   if (lockDurationMs !== undefined) watch.setLockDuration(lockDurationMs);
   let closing = false;
+  let started = false;
   let resumeTimer: NodeJS.Timeout | undefined;
   const heal = setInterval(() => {
-    if (closing || worker.closing || watch.problem() || resumeTimer) return;
+    if (!started || closing || worker.closing || watch.problem() || resumeTimer) return;
     if (!worker.isRunning() && !worker.isPaused()) void worker.resume().then(wake);
   }, watch.intervalMs);
   heal.unref();
@@ -472,6 +473,7 @@ function gate(
   void watch.refusal().then((refusal) => {
     watch.onChange(apply);
     if (closing || worker.closing) return;
+    started = true;
     if (refusal) {
       // Paused before it ever ran: resume() starts it.
       void worker.pause(true);
