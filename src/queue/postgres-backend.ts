@@ -326,9 +326,14 @@ export function postgresBackend(target: PostgresQueueTarget, o: PostgresBackendO
         PostgresConnectionOptions
       >(
         QUEUE_NAME,
-        (job, token, signal) => {
-          if (job.id && token) keeper.hold(job.id, token);
-          return processor(job, token, signal);
+        async (job, token, signal) => {
+          const id = job.id;
+          if (id && token) keeper.hold(id, token);
+          try {
+            return await processor(job, token, signal);
+          } finally {
+            if (id) keeper.settled(id);
+          }
         },
         {
           runRetryDelay: RUN_RETRY_DELAY_MS,
