@@ -330,9 +330,14 @@ export function postgresBackend(target: PostgresQueueTarget, o: PostgresBackendO
         PostgresConnectionOptions
       >(
         QUEUE_NAME,
-        (job, token, signal) => {
-          if (job.id && token) keeper.hold(job.id, token);
-          return processor(job, token, signal);
+        async (job, token, signal) => {
+          const id = job.id;
+          if (id && token) keeper.hold(id, token);
+          try {
+            return await processor(job, token, signal);
+          } finally {
+            if (id) keeper.settled(id);
+          }
         },
         {
           runRetryDelay: RUN_RETRY_DELAY_MS,
@@ -343,10 +348,9 @@ export function postgresBackend(target: PostgresQueueTarget, o: PostgresBackendO
         },
         guardedBackendFactory({ watch, keeper, closing: whenClosing }),
       ) as unknown as CollectorWorkerHandle;
-      worker.once('closing', () => {
-        closing();
-        keeper.stop();
-      });
+      // Runs finishing within the shutdown grace keep their locks: the keeper stops once closed.
+      worker.once('closing', () => closing());
+      worker.once('closed', () => keeper.stop());
       // A worker paused while it blocked on LISTEN waits for the next NOTIFY: BullMQ's own, sent now.
       const wake = () =>
         void query(`SELECT pg_notify('bullmq_jobs', $1)`, [QUEUE_NAME]).catch(() => undefined);
@@ -443,9 +447,10 @@ function gate(
 ): void {
   if (lockDurationMs !== undefined) watch.setLockDuration(lockDurationMs);
   let closing = false;
+  let started = false;
   let resumeTimer: NodeJS.Timeout | undefined;
   const heal = setInterval(() => {
-    if (closing || worker.closing || watch.problem() || resumeTimer) return;
+    if (!started || closing || worker.closing || watch.problem() || resumeTimer) return;
     if (!worker.isRunning() && !worker.isPaused()) void worker.resume().then(wake);
   }, watch.intervalMs);
   heal.unref();
@@ -477,6 +482,7 @@ function gate(
   void watch.refusal().then((refusal) => {
     watch.onChange(apply);
     if (closing || worker.closing) return;
+    started = true;
     if (refusal) {
       // Paused before it ever ran: resume() starts it.
       void worker.pause(true);

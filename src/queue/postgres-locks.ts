@@ -21,6 +21,7 @@
 import type { BackendFactory, PostgresConnectionOptions, PostgresQueueBackend } from 'bullmq';
 import { createPostgresBackend, quoteSchemaName } from 'bullmq';
 import type pg from 'pg';
+import { isConnectionError } from './backend-faults.js';
 import type { PostgresWatch } from './postgres-watch.js';
 
 type Query = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
@@ -33,6 +34,10 @@ export const READ_ONLY_FAULT = /read-only transaction|recovery is in progress/;
 export interface LockKeeper {
   /** A job this worker started: its lock is kept from now on (one extension at once). */
   hold(id: string, token: string): void;
+  /** The job's processor is done: its lock is let go unless its end is being recorded within the lock duration. */
+  settled(id: string): void;
+  /** The job's end is being recorded (kept until `release`). */
+  ending(id: string): void;
   /** The job's end recorded (or given up): its lock is no longer kept. */
   release(id: string): void;
   /** Extends every lock held now (before the workers resume after a fault). */
@@ -42,6 +47,8 @@ export interface LockKeeper {
 
 export function keepLocks(o: { query: Query; schema: string; queue: string; lockMs: number }): LockKeeper {
   const held = new Map<string, string>();
+  const ends = new Set<string>();
+  const lets = new Set<NodeJS.Timeout>();
   const sql = `UPDATE ${quoteSchemaName(o.schema)}.job AS j SET locked_until_ms = ${NOW_MS} + $4::bigint
       FROM unnest($2::text[], $3::text[]) AS t(id, token)
      WHERE j.queue = $1 AND j.id = t.id AND j.state = 'active' AND j.lock_token = t.token`;
@@ -55,24 +62,59 @@ export function keepLocks(o: { query: Query; schema: string; queue: string; lock
   };
   const timer = setInterval(() => void extend([...held]), Math.max(250, Math.floor(o.lockMs / 3)));
   timer.unref();
+  const release = (id: string) => {
+    held.delete(id);
+    ends.delete(id);
+  };
   return {
     hold(id, token) {
       held.set(id, token);
       void extend([[id, token]]);
     },
-    release(id) {
-      held.delete(id);
+    settled(id) {
+      // BullMQ records the end at once; one it never records (it gave up, or closes) must not be
+      // kept alive by the keeper: its lock then lapses into the stalled check, as BullMQ's would.
+      const t = setTimeout(() => {
+        lets.delete(t);
+        if (!ends.has(id)) release(id);
+      }, o.lockMs);
+      t.unref();
+      lets.add(t);
     },
+    ending(id) {
+      ends.add(id);
+    },
+    release,
     extendNow: () => extend([...held]),
     stop() {
       clearInterval(timer);
+      for (const t of lets) clearTimeout(t);
+      lets.clear();
       held.clear();
+      ends.clear();
     },
   };
 }
 
-/** The operations that end a run (BullMQ's `IQueueBackend`): each releases the job's lock. */
-const ENDS = ['moveToCompleted', 'moveToFailed', 'moveJobFromActiveToWait'] as const;
+/**
+ * The operations that end a run (BullMQ's `IQueueBackend`), each releasing the job's lock: the first
+ * two take the job, the others its id.
+ */
+const ENDS = [
+  'moveToCompleted',
+  'moveToFailed',
+  'moveToDelayed',
+  'retryJob',
+  'moveJobFromActiveToWait',
+  'moveToWaitingChildren',
+] as const;
+
+/**
+ * What a run's end waits out: a read-only database, or one that is away or restarting (BullMQ
+ * retries only ECONNREFUSED itself: "the database system is not yet accepting connections" left
+ * the job `active`).
+ */
+const WAITED_OUT = (err: Error) => READ_ONLY_FAULT.test(err.message ?? '') || isConnectionError(err);
 
 /**
  * BullMQ's factory for a worker's backend, whose ends of a run wait out a read-only database (and
@@ -94,20 +136,22 @@ export function guardedBackendFactory(o: {
     for (const op of ENDS) {
       const original = backend[op].bind(backend) as (...args: unknown[]) => Promise<unknown>;
       const jobIdOf = (args: unknown[]) =>
-        op === 'moveJobFromActiveToWait' ? String(args[0]) : String((args[0] as { id?: string }).id);
+        typeof args[0] === 'string' ? args[0] : String((args[0] as { id?: string }).id);
       (backend as unknown as Record<string, unknown>)[op] = async (...args: unknown[]) => {
+        const id = jobIdOf(args);
+        o.keeper.ending(id);
         try {
           for (;;) {
             try {
               return await original(...args);
             } catch (err) {
-              if (closing || !READ_ONLY_FAULT.test((err as Error).message ?? '')) throw err;
+              if (closing || !WAITED_OUT(err as Error)) throw err;
               await Promise.race([o.watch.untilWritable(), o.closing]);
               if (closing) throw err;
             }
           }
         } finally {
-          o.keeper.release(jobIdOf(args));
+          o.keeper.release(id);
         }
       };
     }

@@ -1,7 +1,10 @@
 /**
- * The queue on PostgreSQL alone under its own faults (issue 34: D3, D4, D5, D10): a process whose
- * clock is ahead of the database's, the markers such a process leaves in the future, the queue's
- * schema dropped under a running service, and two prefixes that name one schema. The
+ * The queue on PostgreSQL alone under its own faults (issue 34: D3, D4, D5, D9, D10): a process whose
+ * clock is ahead of the database's or steps behind it under a run, the markers such a process leaves
+ * in the future, the queue's schema dropped under a running service, the database down or turned
+ * read-only under a run, and two prefixes that name one schema. Each test was seen failing with its
+ * fix reverted (the watch's refusal, its reset, the lock keeper, the guard of a run's end, the run's
+ * record closed later, the prefix claim). The
  * `queue-postgres` project runs it (QUEUE=postgres); elsewhere it is skipped. The clock is faked by
  * libfaketime for one process only; without it the test fails under CI, and is skipped (saying so)
  * elsewhere.

@@ -78,7 +78,7 @@ describe('layout: each folder imports only what docs/development.md allows', () 
       ['src/queue/postgres-backend.ts', 'pg'],
       // Its watch (clock offset, a lost schema, a read-only database) on that same pool: types only.
       ['src/queue/postgres-watch.ts', 'pg'],
-      // BullMQ's PostgreSQL backend with its locks kept on the database's clock, on that pool: types only.
+      // Its lock keeper and the guard of a run's end, on that same pool: types only.
       ['src/queue/postgres-locks.ts', 'pg'],
     ]);
     const problems: string[] = [];
