@@ -12,6 +12,7 @@ import {
   readDrift,
   readSetAsideSummaries,
   readUnfinishedCopy,
+  reconcileCycles,
   type SetAsideSummary,
   type Store,
   sumComputeUnitsSince,
@@ -89,6 +90,22 @@ export interface Status {
   recordsSetAside: (Omit<SetAsideSummary, 'newest'> & { newest: Omit<SetAsideSummary['newest'], 'raw'> })[];
   /** Fields and enum values the upstream sent that the OpenAPI does not list, per endpoint (upstream_drift). */
   drift: DriftRow[];
+  /**
+   * Auto-renewed (ACP-236) positions whose validation the validators job stored with `autoRenew`: how
+   * many, and those whose stored cycles' compounded sum differs from its accrued rewards (nAVAX text);
+   * absent when there is none.
+   */
+  compounded?: { positions: number; differing: CompoundedDifference[] } | undefined;
+}
+
+export interface CompoundedDifference {
+  network: string;
+  nodeId: string;
+  stakingTxHash: string;
+  /** Σ compounded over the stored cycles, nAVAX. */
+  compounded: string;
+  /** `autoRenew.accruedValidationRewards + accruedDelegateeRewards`, nAVAX. */
+  accrued: string;
 }
 
 export interface JobStatus {
@@ -135,6 +152,7 @@ export async function collectStatus(
       ])
     : [[], [], 0, { tables: [], prunedPerDay: 0 }, [], [], []];
   const unfinishedCopy = (store && (await readUnfinishedCopy(store))) ?? null;
+  const reconciled = store ? await reconcileCycles(store) : [];
   const latest = new Map(latestRuns.map((r) => [r.job, r]));
   const successes = new Map(lastSuccesses.map((r) => [r.job, r.finishedAt]));
   const jobs: JobStatus[] = [];
@@ -207,6 +225,20 @@ export async function collectStatus(
       return { ...s, newest };
     }),
     drift,
+    ...(reconciled.length > 0 && {
+      compounded: {
+        positions: reconciled.length,
+        differing: reconciled
+          .filter((r) => r.difference !== 0n)
+          .map((r) => ({
+            network: r.network,
+            nodeId: r.nodeId,
+            stakingTxHash: r.stakingTxHash,
+            compounded: String(r.compounded),
+            accrued: String(r.accrued),
+          })),
+      },
+    }),
   };
 }
 
@@ -323,6 +355,7 @@ export function formatStatus(status: Status, options: { cli?: string | undefined
   if (status.rewardsBackfill) out.push('', ...formatBackfill(status.rewardsBackfill, now));
   out.push('', ...formatSetAside(status.recordsSetAside, now));
   if (status.drift.length > 0) out.push('', ...formatDrift(status.drift, now));
+  if (status.compounded) out.push('', ...formatCompounded(status.compounded));
   out.push('');
   const database = `${status.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} database ${status.database.location}`;
   if (!status.database.exists) out.push(`${database}: not created yet (no job has run)`);
@@ -344,6 +377,22 @@ function forTerminalLines(lines: readonly string[]): string {
     .split('\n')
     .map((line) => forTerminal(line))
     .join('\n')}\n`;
+}
+
+/** "auto-renewed staking: …": the cycles' compounded sums against the validators' accrued rewards. */
+function formatCompounded(c: NonNullable<Status['compounded']>): string[] {
+  if (c.differing.length === 0) {
+    return [
+      `auto-renewed staking: ${count(c.positions)} position(s); the compounded rewards of the stored cycles agree with the validators' accrued rewards`,
+    ];
+  }
+  return [
+    `WARNING: auto-renewed staking: ${c.differing.length} of ${count(c.positions)} position(s) disagree: the compounded rewards of the stored cycles differ from the validator's autoRenew accrued rewards (glacier_rewards_compounded_unreconciled_avax); check before filing (a cycle set aside, or not read yet: run the rewards and validators jobs)`,
+    ...c.differing.map(
+      (d) =>
+        `  ${forTerminal(d.nodeId)} position ${forTerminal(d.stakingTxHash)} on ${d.network}: cycles ${d.compounded} nAVAX, validator ${d.accrued} nAVAX`,
+    ),
+  ];
 }
 
 // --- Records set aside and drift (issue 22) ---

@@ -155,5 +155,5 @@ describe('report rewards: compounded income of auto-renewed staking', () => {
     } finally {
       cleanup();
     }
-  });
+  }, 120_000);
 });
