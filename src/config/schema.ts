@@ -185,6 +185,13 @@ export const rewardsJobSchema = z
     pageSize: pageSize.default(100),
     /** Upper bound of requests per batch and run; a first backfill continues on the next run. @defaultValue 50 */
     maxPages: z.number().int().min(1).max(10_000).default(50),
+    /**
+     * When `report rewards` counts auto-renewed staking's compounded rewards as income:
+     * `at-compounding` (at each cycle's end; the final reward then counts only what was not compounded
+     * before) or `at-withdrawal` (when paid out). `--compounded` overrides it for one report.
+     * @defaultValue 'at-compounding'
+     */
+    compoundedIncome: z.enum(['at-compounding', 'at-withdrawal']).default('at-compounding'),
   })
   .superRefine((job, ctx) => {
     if (job.addresses.length === 0 && job.nodeIds.length === 0) {

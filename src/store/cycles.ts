@@ -201,3 +201,24 @@ function accruedOf(json: string): bigint | undefined {
     return undefined;
   }
 }
+
+/**
+ * The owner addresses of each auto-renewed position (by its staking tx), from its stored validator
+ * rewards (`VALIDATOR`, `VALIDATOR_FEE`): whose compounded income a cycle is.
+ */
+export async function autoRenewedOwners(sql: Sql, network: string): Promise<Map<string, string[]>> {
+  const rows = await sql.all<{ txHash: string; address: string }>(
+    `SELECT DISTINCT r.tx_hash AS "txHash", a.address FROM rewards r
+     JOIN reward_addresses a ON a.network = r.network AND a.utxo_id = r.utxo_id
+     WHERE r.network = ? AND r.staking_type = 'autoRenewed' AND r.reward_type IN ('VALIDATOR', 'VALIDATOR_FEE')
+     ORDER BY 1, 2`,
+    [canonicalNetwork(network)],
+  );
+  const out = new Map<string, string[]>();
+  for (const r of rows) {
+    const list = out.get(r.txHash) ?? [];
+    list.push(r.address);
+    out.set(r.txHash, list);
+  }
+  return out;
+}

@@ -7,14 +7,19 @@
  * whose amounts do not add up set aside naming its fields while the others are stored.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { jobs as allJobs } from '../../jobs/index.js';
 import type { RewardsPayload } from '../../jobs/rewards.js';
 import { rewards } from '../../jobs/rewards.js';
+import { validators } from '../../jobs/validators.js';
 import { demoNodeId } from '../../src/commands/demo-config.js';
 import { runHandler } from '../../src/kernel/index.js';
+import { createMetrics } from '../../src/metrics/index.js';
+import { collectStatus, formatStatus } from '../../src/report/status.js';
 import { hasAutoRenewed, historyOf } from '../../src/simulator/data/auto-renewed.js';
-import { upsertRewards } from '../../src/store/index.js';
+import { nodeIdsWithAutoRenewedStaking, reconcileCycles, upsertRewards } from '../../src/store/index.js';
 import type { HistoricalReward as StoredReward } from '../../src/upstream/index.js';
-import { type Collector, startCollector } from '../support/collector.js';
+import { type Collector, configOf, startCollector } from '../support/collector.js';
+import { captureLog } from '../support/log.js';
 
 let collector: Collector | undefined;
 afterEach(async () => {
@@ -148,5 +153,63 @@ describe('rewards job: auto-renewed cycles', () => {
     expect(rejected[0]?.problems).toMatch(
       /grossValidationReward \d+ ≠ withdrawnValidationReward \d+ \+ compoundedValidationReward \d+/,
     );
+  });
+
+  it("reconciles the stored cycles with the validators' accrued rewards: a difference is a gauge and a status warning", async () => {
+    collector = await startCollector();
+    const c = collector;
+    const nodes = [nodeWith('renewing'), nodeWith('exited')];
+    const validatorsPayload = {
+      network: 'fuji' as const,
+      nodeIds: nodes,
+      addresses: [],
+      pageSize: 100,
+      maxPages: 10,
+      pendingRewards: false,
+      pendingRewardsEvery: 0,
+      observationRetention: 35 * DAY_MS,
+    };
+    expect((await runHandler('validators', validators, validatorsPayload, c.deps)).status).toBe('succeeded');
+    // Seen through the validator's autoRenew alone: the cycles are read.
+    expect(await nodeIdsWithAutoRenewedStaking(c.store, 'fuji', { nodeIds: nodes, addresses: [] })).toEqual(
+      [...nodes].sort(),
+    );
+    await run(c, payloadOf({ nodeIds: nodes }));
+    const positions = nodes.flatMap((n) => c.sim.truth.autoRenewed('fuji', n));
+    const agreed = await reconcileCycles(c.store);
+    expect(agreed).toHaveLength(positions.length);
+    expect(agreed.every((r) => r.difference === 0n)).toBe(true);
+    const config = configOf({
+      jobs: {
+        rewards: { schedule: '0 * * * *', network: 'fuji', nodeIds: nodes },
+        validators: { schedule: '0 * * * *', network: 'fuji', nodeIds: nodes },
+      },
+    });
+    const ok = formatStatus(await collectStatus(allJobs, config, c.store, new Date(c.clock.now())));
+    expect(ok).toContain(`auto-renewed staking: ${positions.length} position(s); the compounded rewards`);
+
+    // A cycle lost (set aside, say): the sums disagree, and the operator is told.
+    const renewing = c.sim.truth.autoRenewed('fuji', nodes[0]!).at(-1)!;
+    const lost = renewing.cycles.find((x) => BigInt(x.compoundedValidationReward) > 0n)!;
+    await c.store.run('DELETE FROM cycles WHERE staking_tx_hash = ? AND cycle_index = ?', [
+      lost.stakingTxHash,
+      lost.cycleIndex,
+    ]);
+    const status = await collectStatus(allJobs, config, c.store, new Date(c.clock.now()));
+    expect(status.compounded?.differing).toEqual([
+      expect.objectContaining({ nodeId: nodes[0], stakingTxHash: lost.stakingTxHash }),
+    ]);
+    expect(formatStatus(status)).toMatch(/WARNING: auto-renewed staking: 1 of \d+ position\(s\) disagree/);
+    const { log } = captureLog('info');
+    const metrics = createMetrics({ store: c.store, config, log, clock: c.clock, jobs: allJobs });
+    const body = (await metrics.expose()).body;
+    const missing =
+      Number(BigInt(lost.compoundedValidationReward) + BigInt(lost.compoundedDelegateeReward)) / 1e9;
+    const line = body
+      .split('\n')
+      .find((l) =>
+        l.startsWith(`glacier_rewards_compounded_unreconciled_avax{network="fuji",node_id="${nodes[0]}"}`),
+      );
+    expect(Number(line?.split(' ').at(-1))).toBeCloseTo(missing, 6);
   });
 });
