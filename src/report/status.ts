@@ -20,10 +20,14 @@ import {
 } from '../store/index.js';
 import { formatTable } from '../terminal/text-table.js';
 import { formatCount, span } from '../terminal/units.js';
-
 import type { RewardsBackfill } from './backfill.js';
 import { collectRewardsBackfill } from './backfill-progress.js';
 import { collectStorage, formatStorage, shownTime, type TableStatus } from './storage.js';
+import {
+  collectValidatorsStatus,
+  formatValidatorsStatus,
+  type ValidatorsStatus,
+} from './validators-status.js';
 
 /**
  * `glacier-collector status`: what an operator checks first. Everything comes from the database
@@ -89,6 +93,8 @@ export interface Status {
   recordsSetAside: (Omit<SetAsideSummary, 'newest'> & { newest: Omit<SetAsideSummary['newest'], 'raw'> })[];
   /** Fields and enum values the upstream sent that the OpenAPI does not list, per endpoint (upstream_drift). */
   drift: DriftRow[];
+  /** The configured node ids' validations, the unknown ones named; absent without jobs.validators. */
+  validators?: ValidatorsStatus | undefined;
 }
 
 export interface JobStatus {
@@ -207,6 +213,7 @@ export async function collectStatus(
       return { ...s, newest };
     }),
     drift,
+    validators: await collectValidatorsStatus(config, store),
   };
 }
 
@@ -321,6 +328,7 @@ export function formatStatus(status: Status, options: { cli?: string | undefined
     }
   }
   if (status.rewardsBackfill) out.push('', ...formatBackfill(status.rewardsBackfill, now));
+  if (status.validators) out.push('', ...formatValidatorsStatus(status.validators, now));
   out.push('', ...formatSetAside(status.recordsSetAside, now));
   if (status.drift.length > 0) out.push('', ...formatDrift(status.drift, now));
   out.push('');
