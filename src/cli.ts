@@ -5,7 +5,7 @@
  */
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { historyOption } from './commands/history-option.js';
-import type { RewardsFlags } from './commands/report.js';
+import type { RewardsFlags, ValidationsFlags } from './commands/report.js';
 import type { SimulatorFlags } from './commands/simulator.js';
 import { UsageError } from './commands/usage.js';
 import type { Config, ConfigReads } from './config/index.js';
@@ -292,6 +292,34 @@ export function buildProgram(
       const config = await load(program.opts(), READS_ONLY);
       const { reportRewards } = await import('./commands/report.js');
       await reportRewards(config, flags);
+    });
+
+  report
+    .command('validations')
+    .description(
+      'one row per Primary Network validation of the stored node ids: staking tx, start, end, days, stake, status, ' +
+        'the reward the API promised, the reward paid (and the rewards collected for it), the delegation fee earned, ' +
+        'the realized annual rate (reward / stake x 365 days / duration) and the last uptime seen',
+    )
+    .option(
+      '--node-id <id>',
+      'only validations of this node id; repeat it or separate with commas for several',
+      (value: string, previous: string[]) => [...previous, ...value.split(',').filter(Boolean)],
+      [],
+    )
+    .option('--from <date>', 'only validations still running on or after this UTC day, YYYY-MM-DD')
+    .option('--to <date>', 'only validations started on or before this UTC day, YYYY-MM-DD')
+    .addOption(
+      new Option('--format <format>', 'table, csv or json; default: table in a terminal, else csv').choices([
+        'table',
+        'csv',
+        'json',
+      ]),
+    )
+    .action(async (flags: ValidationsFlags) => {
+      const config = await load(program.opts(), READS_ONLY);
+      const { reportValidations } = await import('./commands/report.js');
+      await reportValidations(config, flags);
     });
 
   program

@@ -97,3 +97,60 @@ export async function reportRewards(config: Config, flags: RewardsFlags): Promis
     else throw err;
   }
 }
+
+export interface ValidationsFlags {
+  nodeId: string[];
+  from?: string;
+  to?: string;
+  format?: 'table' | 'csv' | 'json';
+}
+
+/** `report validations`: one row per validation of the stored node ids, with its reward and realized rate. */
+export async function reportValidations(config: Config, flags: ValidationsFlags): Promise<void> {
+  const [{ databaseSetting, printableDatabaseLocation }, rewards, report] = await Promise.all([
+    import('../config/index.js'),
+    import('../report/rewards.js'),
+    import('../report/validations.js'),
+  ]);
+  try {
+    const fromMs = flags.from === undefined ? undefined : rewards.parseDay(flags.from, '--from');
+    const toMs = flags.to === undefined ? undefined : rewards.parseDay(flags.to, '--to');
+    if (fromMs !== undefined && toMs !== undefined && toMs < fromMs) {
+      throw new rewards.ReportError(`--to ${flags.to} is before --from ${flags.from}`);
+    }
+    const notNode = flags.nodeId.find((id) => !id.startsWith('NodeID-'));
+    if (notNode !== undefined) {
+      throw new rewards.ReportError(
+        `--node-id "${forTerminal(notNode)}": not a node id; a node id starts with "NodeID-"`,
+      );
+    }
+    const format = flags.format ?? (process.stdout.isTTY ? 'table' : 'csv');
+    const store = await openExistingStore(config);
+    if (!store) {
+      throw new Error(
+        `no database at ${printableDatabaseLocation(config)}: run the validators job first (${databaseSetting(config)} sets it)`,
+      );
+    }
+    try {
+      const result = await report.buildValidationsReport(store, {
+        network: config.jobs.validators?.network,
+        nodeIds: flags.nodeId,
+        ...(fromMs !== undefined && { fromMs }),
+        ...(toMs !== undefined && { toMs }),
+      });
+      const write = {
+        table: report.formatValidationsTable,
+        csv: report.formatValidationsCsv,
+        json: report.formatValidationsJson,
+      }[format];
+      process.stdout.write(write(result));
+      const empty = report.describeEmpty(result);
+      if (empty) console.error(empty);
+    } finally {
+      await store.close();
+    }
+  } catch (err) {
+    if (err instanceof rewards.ReportError) failUsage(err.message);
+    else throw err;
+  }
+}

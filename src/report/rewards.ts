@@ -171,7 +171,7 @@ export interface RewardsReport {
 const DAY_MS = 86_400_000;
 
 /** YYYY-MM-DD as a real calendar day, to Unix ms at 00:00 UTC. */
-function parseDay(text: string, flag: string): number {
+export function parseDay(text: string, flag: string): number {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   const ms = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : Number.NaN;
   if (!m || Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== text) {

@@ -23,10 +23,14 @@ import {
 } from '../store/index.js';
 import { formatTable } from '../terminal/text-table.js';
 import { formatCount, span } from '../terminal/units.js';
-
 import type { RewardsBackfill } from './backfill.js';
 import { collectRewardsBackfill } from './backfill-progress.js';
 import { collectStorage, formatStorage, shownTime, type TableStatus } from './storage.js';
+import {
+  collectValidatorsStatus,
+  formatValidatorsStatus,
+  type ValidatorsStatus,
+} from './validators-status.js';
 
 /**
  * `glacier-collector status`: what an operator checks first. Everything comes from the database
@@ -103,6 +107,8 @@ export interface Status {
    * absent when there is none.
    */
   compounded?: { positions: number; differing: CompoundedDifference[] } | undefined;
+  /** The configured node ids' validations, the unknown ones named; absent without jobs.validators. */
+  validators?: ValidatorsStatus | undefined;
 }
 
 export interface CompoundedDifference {
@@ -252,6 +258,7 @@ export async function collectStatus(
           })),
       },
     }),
+    validators: await collectValidatorsStatus(config, store),
   };
 }
 
@@ -366,6 +373,7 @@ export function formatStatus(status: Status, options: { cli?: string | undefined
     }
   }
   if (status.rewardsBackfill) out.push('', ...formatBackfill(status.rewardsBackfill, now));
+  if (status.validators) out.push('', ...formatValidatorsStatus(status.validators, now));
   out.push('', ...formatSetAside(status.recordsSetAside, now));
   if (status.signaturesUnsigned.length > 0) out.push('', ...formatUnsigned(status.signaturesUnsigned, now));
   if (status.drift.length > 0) out.push('', ...formatDrift(status.drift, now));

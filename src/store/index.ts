@@ -33,4 +33,5 @@ export * from './supply.js';
 export * from './tables.js';
 export * from './transactions.js';
 export * from './usage-metrics.js';
+export * from './validation-report.js';
 export * from './validations.js';

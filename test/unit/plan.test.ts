@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jobs as allJobs } from '../../jobs/index.js';
 import { batchIds, MAX_REWARDS_URL_LENGTH, rewardStreams } from '../../jobs/rewards.js';
-import { demoAddress, demoFileConfig } from '../../src/commands/demo-config.js';
+import { demoAddress, demoFileConfig, demoNodeId } from '../../src/commands/demo-config.js';
 import { buildPlan, formatPlan, runsPerDay } from '../../src/commands/plan.js';
 import { loadConfig } from '../../src/config/index.js';
 import { readCron } from '../../src/queue/schedule.js';
@@ -277,5 +277,31 @@ describe('plan', () => {
       "steady state needs 86,400 CU/day, over the budget's 50,000 (budget.computeUnitsPerDay, else tier Pro)",
     ]);
     expect(buildPlan(allJobs, config(jobs), 'Growth').budget.source).toBe('--tier Growth');
+  });
+});
+
+describe('plan with 500 validator node ids', () => {
+  const nodeIds = Array.from({ length: 500 }, (_, i) => demoNodeId(`plan-${i}`));
+  const config = (validators: Record<string, unknown>) =>
+    loadConfig({ env: {}, cwd: '/nonexistent', file: { jobs: { validators: { nodeIds, ...validators } } } });
+
+  it('counts one request per node id and the pending rewards in batches; within the Free tier every 15 minutes', () => {
+    const plan = buildPlan(allJobs, config({}), 'Free');
+    const validators = plan.jobs.find((p) => p.job === 'validators')!;
+    const batches = batchIds(nodeIds).length;
+    expect(validators.requestsPerRun.steady).toBe(500 + batches);
+    expect(validators.computeUnitsPerRun.steady).toBe(500 * 20 + batches * 100);
+    expect(validators.computeUnitsPerDay.steady).toBe(96 * (500 * 20 + batches * 100));
+    expect(plan.warnings.filter((w) => w.startsWith('steady state needs'))).toEqual([]);
+  });
+
+  it('warns when the schedule would pass the tier’s daily budget', () => {
+    const plan = buildPlan(allJobs, config({ schedule: '*/5 * * * *' }), 'Free');
+    const perDay = 288 * (500 * 20 + batchIds(nodeIds).length * 100);
+    expect(perDay).toBeGreaterThan(2_000_000);
+    expect(plan.warnings).toContain(
+      `steady state needs ${perDay.toLocaleString('en-US')} CU/day, over the budget's 2,000,000 (--tier Free)`,
+    );
+    expect(formatPlan(plan)).toContain('steady state needs');
   });
 });
