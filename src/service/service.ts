@@ -225,6 +225,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         log,
         now: () => clock.now(),
         onSkippedSlot: observer.observeSkippedSlot,
+        needsFirstRun: (job) => job.needsFirstRun(config, app.store),
       });
       scheduler.start();
       // Enqueues still in flight when the backend is away would wait for it for ever: they are abandoned.
