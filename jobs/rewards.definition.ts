@@ -1,6 +1,7 @@
 /** The rewards job's definition; its handler is jobs/rewards.ts, imported when a run starts. */
 import { defineJob, withoutSchedule } from '../src/kernel/job.js';
 import { JOB_NAMES } from '../src/kernel/job-names.js';
+import { readCursor } from '../src/store/index.js';
 import { CYCLES_MAX_PAGES, rewardQueries, rewardStreams } from '../src/sync/reward-streams.js';
 import { canonicalNetwork } from '../src/upstream/endpoints.js';
 
@@ -19,6 +20,13 @@ export const rewardsJob = defineJob({
       reads: `the whole history again, newest first, ${section.maxPages} page(s) (maxPages) a run until it is complete`,
       history: { kind, ids: ids.length, pageSize: section.pageSize, maxPages: section.maxPages },
     })),
+  // A batch never read (a first start, a subject added) is read at start, not at the next hourly slot.
+  firstRunAtStart: async (section, store) => {
+    for (const { scope } of rewardStreams(section)) {
+      if ((await readCursor(store, JOB_NAMES.rewards, scope)) === undefined) return true;
+    }
+    return false;
+  },
   cost: (section) => {
     const batches = rewardQueries(section).length;
     // The cycles read: one request per node with auto-renewed staking (which ones, the store says; the

@@ -13,6 +13,11 @@ export interface SchedulerOptions {
   now?: () => number;
   /** A slot that was not enqueued because the job's previous run is still waiting or running. */
   onSkippedSlot?: (job: string) => void;
+  /**
+   * Whether a job needs a run at start although its `runOnStart` is false (`Job.needsFirstRun`: a
+   * first read the schedule would leave waiting). @defaultValue never
+   */
+  needsFirstRun?: (job: Job) => Promise<boolean>;
   /** How often the wall clock is compared with the monotonic one, and the step that counts. @defaultValue 1 s, 2 s */
   clockStep?: { checkMs: number; toleranceMs: number };
 }
@@ -220,6 +225,21 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       });
   }
 
+  /** Fires the job's first run at start when it needs one; a failed check only logs (the schedule stays). */
+  function firstRun(job: Job, now: Date): void {
+    const check = (o.needsFirstRun?.(job) ?? Promise.resolve(false))
+      .then((needed) => {
+        if (!needed || stopping) return;
+        o.log.info({ job: job.name }, 'first run at start: a configured stream was never read');
+        fire(job, `${job.name}|start|${now.getTime()}`, now);
+      })
+      .catch((err: unknown) =>
+        o.log.warn({ job: job.name, err }, 'cannot tell whether a first run is needed'),
+      )
+      .finally(() => inFlight.delete(check));
+    inFlight.add(check);
+  }
+
   return {
     start() {
       const now = new Date(o.now?.() ?? Date.now());
@@ -228,6 +248,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
         const when = job.scheduled ? job.schedule(o.config) : undefined;
         if (!when?.enabled) continue;
         if (when.runOnStart) fire(job, `${job.name}|start|${now.getTime()}`, now);
+        else if (o.needsFirstRun) firstRun(job, now);
         o.log.info({ job: job.name, schedule: when.schedule, timezone }, 'scheduled');
       }
       clockTimer = setInterval(checkClock, watch.checkMs);

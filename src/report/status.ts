@@ -2,6 +2,7 @@ import { type Config, printableDatabaseLocation } from '../config/index.js';
 import { PROGRAM } from '../config/invocation.js';
 import { forTerminal } from '../escape/terminal.js';
 import type { JobList } from '../kernel/index.js';
+import { JOB_NAMES } from '../kernel/job-names.js';
 import type { ServiceProbe } from '../queue/probe.js';
 import { readCron } from '../queue/schedule.js';
 import {
@@ -200,8 +201,15 @@ export async function collectStatus(
       overdueSince: section.enabled ? overdueSince(section.schedule, config, run, now) : null,
     });
   }
+  // The next pages are read by the run going now, or else by the job's next slot (not now).
+  const rewardsJob = jobs.find((j) => j.job === JOB_NAMES.rewards);
+  const rewardsNext =
+    rewardsJob?.lastRun?.status === 'running' || !rewardsJob?.nextRunAt
+      ? undefined
+      : Date.parse(rewardsJob.nextRunAt);
   const rewardsBackfill = await collectRewardsBackfill(config, store, {
     nowMs: now.getTime(),
+    nextRunMs: rewardsNext,
     spentToday: spent,
     history: options.history,
   });
@@ -285,7 +293,7 @@ function formatBackfill(b: RewardsBackfill, now: Date): string[] {
   const e = b.estimate;
   const head = b.complete
     ? `rewards backfill (${b.network}, ${b.currency}): complete`
-    : `rewards backfill (${b.network}, ${b.currency}): ${count(e.pagesLeft)} page(s), ${count(e.computeUnitsLeft)} CU left; about ${span(e.seconds)} (${e.limitedBy === 'schedule' ? 'the schedule' : 'the budget'} sets the pace: ${count(b.budget.computeUnitsPerMinute)} CU/minute, ${count(b.budget.computeUnitsPerDay)} CU/day), ending ${when(e.finishesAt, now)}; history assumed from ${b.historyStart.slice(0, 10)}`;
+    : `rewards backfill (${b.network}, ${b.currency}): ${count(e.pagesLeft)} page(s), ${count(e.computeUnitsLeft)} CU left; about ${span(e.seconds)}${e.waitSeconds ? ` (its next run in ${span(e.waitSeconds)} first)` : ''} (${e.limitedBy === 'schedule' ? 'the schedule' : 'the budget'} sets the pace: ${count(b.budget.computeUnitsPerMinute)} CU/minute, ${count(b.budget.computeUnitsPerDay)} CU/day), ending ${when(e.finishesAt, now)}; history assumed from ${b.historyStart.slice(0, 10)}`;
   return [
     head,
     formatTable(
