@@ -23,6 +23,7 @@ const row = (amount: string, price: string, value: string, day: string): Rewards
   utxoId: `utxo-${day}`,
   rewardTxHash: `tx-${day}`,
   outputIndex: 0,
+  kind: 'paid',
 });
 
 describe('every digit in the CSV and table outputs', () => {
@@ -34,6 +35,7 @@ describe('every digit in the CSV and table outputs', () => {
   const total = totalsOf(rows);
   const report: RewardsReport = {
     view: 'records',
+    compounded: 'at-compounding',
     network: 'mainnet',
     currency: 'eur',
     from: '2025-01-01',
