@@ -3,7 +3,7 @@
 # glacier-collector image. Two stages: `build` bundles the TypeScript (esbuild) and builds the
 # native better-sqlite3 addon with a toolchain; the runtime stage gets only the results and runs as
 # the unprivileged `node` user (uid 1000), under tini. The image uses a newer Node LTS (22) than the CI minimum
-# (20.18.1); both are supported. It runs with a read-only root filesystem when /data and /tmp are
+# (20.19.0); both are supported. It runs with a read-only root filesystem when /data and /tmp are
 # writable mounts (deploy/kubernetes/).
 
 # ---- build ------------------------------------------------------------------------------------

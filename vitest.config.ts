@@ -6,11 +6,47 @@ import { defineConfig } from 'vitest/config';
  * PostgreSQL too (127.0.0.1:5432, database `test`; each test gets a schema
  * of its own, see test/support/store.ts). One of them alone: `vitest run --project postgres`.
  */
+/**
+ * Which project runs a file is decided here, and only here: a test file never skips itself for the
+ * store or the queue it runs on (test/unit/layout.test.ts holds it). A file about one store's own
+ * behaviour or about the CLI itself runs in the one project it is about.
+ */
+
+/** About SQLite itself (its file, its WAL, a full disk under it), or the CLI's own words: once, on SQLite. */
+export const sqliteOnly = [
+  'test/faults/disk-full.test.ts',
+  'test/faults/disk-full-service.test.ts',
+  'test/integration/backup.test.ts',
+  'test/integration/sqlite-page-cache.test.ts',
+  'test/integration/built-cli.test.ts',
+  'test/integration/clone.test.ts',
+  'test/integration/cli-completion.test.ts',
+  'test/integration/cli-config.test.ts',
+  'test/integration/cli-hints.test.ts',
+  'test/integration/cli-invocation.test.ts',
+  'test/integration/cli-logs.test.ts',
+  'test/integration/cli-messages.test.ts',
+  'test/integration/cli-version.test.ts',
+  'test/integration/docs-claims.test.ts',
+];
+
+/** About PostgreSQL itself (its URLs and their passwords, several hosts on one database): not on SQLite. */
+export const postgresOnly = [
+  'test/faults/url-password.test.ts',
+  'test/faults/multi-host.test.ts',
+  'test/faults/postgres-connection-lost.test.ts',
+];
+
+/** The queue on PostgreSQL under its faults: only where the queue is on PostgreSQL. */
+export const queuePostgresOnly = ['test/faults/postgres-queue.test.ts'];
+
 /** The tests that touch a store: the integration tests (but the simulator's and the HTTP client's own), the faults. */
 const storeTests = {
   include: ['test/integration/**/*.test.ts', 'test/faults/**/*.test.ts', 'test/unit/metrics-docs.test.ts'],
   exclude: [
+    // Redis refusing writes or a TLS handshake is under test, not the store: once (sqlite) is enough.
     'test/faults/redis-answers.test.ts',
+    'test/faults/redis-tls.test.ts',
     'test/integration/simulator/**',
     'test/integration/upstream/**',
     'test/integration/exports-download.test.ts',
@@ -25,6 +61,8 @@ const storeTests = {
     'test/faults/sentinel-failover.test.ts',
     // The traced run is on SQLite by definition (docs/development.md's path of one run).
     'test/integration/trace-run.test.ts',
+    ...sqliteOnly,
+    ...queuePostgresOnly,
   ],
 };
 
@@ -32,7 +70,7 @@ const storeTests = {
  * The service's tests, again with the queue on PostgreSQL (QUEUE_URL=postgres://…, no Redis), the store
  * on PostgreSQL too: what `start` runs with PostgreSQL alone (test/support/queue.ts).
  */
-const queueTests = [
+export const queueTests = [
   'test/integration/service/scheduling.test.ts',
   'test/integration/service/budget.test.ts',
   'test/integration/service/failures.test.ts',
@@ -40,7 +78,7 @@ const queueTests = [
   'test/integration/service/queue-flush.test.ts',
   'test/faults/shutdown.test.ts',
   'test/faults/multi-host.test.ts',
-  'test/faults/postgres-queue.test.ts',
+  ...queuePostgresOnly,
 ];
 
 export default defineConfig({
@@ -60,11 +98,7 @@ export default defineConfig({
         test: {
           name: 'sqlite',
           include: ['test/**/*.test.ts'],
-          // redis-answers fills a Redis of its own to maxmemory while the service writes and deletes
-          // there too: beside another test file it loses the race (no fault line seen, 3 of 4 runs
-          // with two files at a time); it runs in the fault suite (`npm run test:faults`) until
-          // made deterministic.
-          exclude: ['test/soak/**', 'test/faults/redis-answers.test.ts'],
+          exclude: ['test/soak/**', ...postgresOnly, ...queuePostgresOnly],
           env: { STORE: 'sqlite' },
         },
       },

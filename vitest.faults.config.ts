@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { postgresOnly, queuePostgresOnly, queueTests, sqliteOnly } from './vitest.config.js';
 
 /**
  * `npm run test:faults`: the full fault-injection suite (test/faults/), with every iteration the
@@ -17,6 +18,7 @@ export default defineConfig({
         test: {
           name: 'sqlite',
           include: ['test/faults/**/*.test.ts', 'test/soak/**/*.test.ts'],
+          exclude: [...postgresOnly, ...queuePostgresOnly],
           env: { FAULT_SUITE: 'full', STORE: 'sqlite' },
         },
       },
@@ -25,6 +27,7 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: ['test/faults/**/*.test.ts', 'test/soak/**/*.test.ts'],
+          exclude: [...sqliteOnly, ...queuePostgresOnly],
           env: { FAULT_SUITE: 'full', STORE: 'postgres' },
           globalSetup: ['test/support/postgres-setup.ts'],
         },
@@ -34,12 +37,7 @@ export default defineConfig({
         // PostgreSQL alone: store and queue (QUEUE_URL), no Redis.
         test: {
           name: 'queue-postgres',
-          include: [
-            'test/faults/shutdown.test.ts',
-            'test/faults/multi-host.test.ts',
-            'test/faults/postgres-queue.test.ts',
-            'test/soak/**/*.test.ts',
-          ],
+          include: [...queueTests.filter((f) => f.startsWith('test/faults/')), 'test/soak/**/*.test.ts'],
           env: { FAULT_SUITE: 'full', STORE: 'postgres', QUEUE: 'postgres' },
           globalSetup: ['test/support/postgres-setup.ts'],
         },

@@ -2,8 +2,9 @@
 import type { RewardsJobConfig } from '../src/config/index.js';
 import type { JobHandler } from '../src/kernel/index.js';
 import { contextOf, type RestoreRecord } from '../src/kernel/index.js';
-import { upsertRewards } from '../src/store/index.js';
+import { upsertCycles, upsertRewards } from '../src/store/index.js';
 import { syncNewestFirst } from '../src/sync/newest-first.js';
+import { syncAutoRenewedCycles } from '../src/sync/reward-cycles.js';
 import { rewardStreams } from '../src/sync/reward-streams.js';
 import { canonicalNetwork, type HistoricalReward, recheckRecord } from '../src/upstream/index.js';
 
@@ -63,10 +64,22 @@ export const rewards: JobHandler<RewardsPayload> = async (payload, ctx) => {
     }).finally(() => ctx.progress.end(task));
     ctx.log.debug({ kind, ids: ids.length, ...result }, 'rewards batch synced');
   }
+  // After the rewards: a node's first auto-renewed reward, just stored, makes its cycles read now.
+  const nodes = await syncAutoRenewedCycles(payload, ctx);
+  if (nodes.length > 0) ctx.log.debug({ nodes: nodes.length }, 'auto-renewed cycles synced');
 };
 
-/** A reward set aside, checked again: stored with its price and addresses when it passes. */
+/** A reward (or a cycle) set aside, checked again: stored (a reward with its price and addresses) when it passes. */
 export const restore: RestoreRecord = async (tx, record, at) => {
+  if (record.endpoint === 'validatorCycles') {
+    const cycle = recheckRecord('validatorCycles', record.raw);
+    if (!cycle.ok) return { rejected: cycle.rejected };
+    const context = contextOf(record);
+    const nodeId = String(context['nodeId'] ?? '');
+    return {
+      stored: await upsertCycles(tx, String(context['network'] ?? 'fuji'), nodeId, [cycle.value], at),
+    };
+  }
   const checked = recheckRecord('rewards', record.raw);
   if (!checked.ok) return { rejected: checked.rejected };
   const network = String(contextOf(record)['network'] ?? 'mainnet');

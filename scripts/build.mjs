@@ -38,6 +38,25 @@ const banner = [
   "const __dirname = __glacierPath(new URL('.', import.meta.url));",
 ].join(' ');
 
+// Commander requires node:child_process at its top for executable subcommands, which this CLI has
+// none of; loading it (with net, dgram and the stream machinery under it) was a tenth of `--help`'s
+// own time. Commander gets a stand-in that loads the real module on first use.
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer)
+        ? { path: 'child_process', namespace: 'lazy-child-process' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({
+      loader: 'js',
+      contents:
+        "let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require('node:child_process'))[key] });",
+    }));
+  },
+};
+
 rmSync('dist', { recursive: true, force: true });
 
 const result = await build({
@@ -62,6 +81,7 @@ const result = await build({
   keepNames: true,
   legalComments: 'none',
   metafile: Boolean(process.env.BUILD_METAFILE),
+  plugins: [lazyChildProcess],
 });
 
 // BUILD_METAFILE=path: esbuild's account of which input went into which output (esbuild.github.io/analyze).

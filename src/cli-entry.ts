@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
- * The built CLI's entry (`dist/src/cli.js`, the package's `bin`; scripts/build.mjs): source maps on
- * first, so a stack trace from any chunk loaded after names the TypeScript file and line, then the
- * command line itself (src/cli.ts, a chunk of its own).
+ * The built CLI's entry (`dist/src/cli.js`, the package's `bin`; scripts/build.mjs): stack traces
+ * mapped to the TypeScript files first (their source maps read only when a stack is formatted:
+ * src/runtime/lazy-source-maps.ts), then the command line itself (src/cli.ts, a chunk of its own).
  */
-process.setSourceMapsEnabled(true);
+import { installLazySourceMaps } from './runtime/lazy-source-maps.js';
+
+installLazySourceMaps();
 await import('./cli.js');

@@ -270,6 +270,10 @@ export function buildProgram(
       '--all-subjects',
       'keep the rewards of addresses and node ids no longer configured (left out by default)',
     )
+    .option(
+      '--compounded <when>',
+      "when auto-renewed staking's compounded rewards are income: at-compounding (each cycle's end; the final reward then counts only what was not compounded before) or at-withdrawal (when paid out); default: jobs.rewards.compoundedIncome, else at-compounding",
+    )
     .addOption(
       new Option(
         '--format <format>',

@@ -74,6 +74,7 @@ const noop: Job = {
   cost: () => undefined,
   streams: () => undefined,
   hasCursors: false,
+  needsFirstRun: async () => false,
 };
 
 /** Resolves once `worker` has finished `total` jobs (completed or failed); call before adding them. */

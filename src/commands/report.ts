@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.js';
 import { forTerminal } from '../escape/terminal.js';
+import { DEFAULT_COMPOUNDED_INCOME, parseCompounded } from '../report/rewards-compounded.js';
 import type { RewardsFormatName, SummaryPeriod } from '../report/rewards-format-names.js';
 import { rewardsFormats } from '../report/rewards-formats.js';
 import { parseRewardTypes } from '../report/rewards-subjects.js';
@@ -16,6 +17,7 @@ export interface RewardsFlags {
   rewardType: string[];
   includeDelegators?: boolean;
   allSubjects?: boolean;
+  compounded?: string;
 }
 
 /** `report rewards`: the rewards of a range of UTC days with their value, for accounting. */
@@ -43,6 +45,8 @@ export async function reportRewards(config: Config, flags: RewardsFlags): Promis
     }
     const types = parseRewardTypes(flags.rewardType);
     if (!types.ok) throw new report.ReportError(forTerminal(types.message));
+    const compounded = parseCompounded(flags.compounded, DEFAULT_COMPOUNDED_INCOME);
+    if (!compounded.ok) throw new report.ReportError(forTerminal(compounded.message));
     if (flags.summary && format !== 'csv' && format !== 'table') {
       throw new report.ReportError(
         `--summary with --format ${format}: a summary is written as csv or table; drop --summary to write the ${format} import`,
@@ -65,6 +69,7 @@ export async function reportRewards(config: Config, flags: RewardsFlags): Promis
         rewardTypes: flags.rewardType,
         includeDelegators: flags.includeDelegators,
         allSubjects: flags.allSubjects,
+        compounded: flags.compounded,
       });
       if (flags.summary) {
         const lines = summary.summarizeRewards(result, flags.summary);
@@ -80,6 +85,8 @@ export async function reportRewards(config: Config, flags: RewardsFlags): Promis
       if (warning) console.error(warning);
       const leftOut = report.describeLeftOut(result);
       if (leftOut) console.error(leftOut);
+      const restaked = report.describeRestaked(result, chosen.income && !flags.summary);
+      if (restaked) console.error(restaked);
       const invalid = report.describeInvalid(result);
       if (invalid) console.error(invalid);
     } finally {

@@ -59,6 +59,8 @@ export interface Config {
   client: FileConfig['client'];
   service: FileConfig['service'];
   retention: FileConfig['retention'];
+  /** The cap on records set aside per job and run. */
+  setAside: FileConfig['setAside'];
   /** Resolved: the tier and its limits, or the configured overrides. */
   budget: Budget;
   /** What is not wrong enough to refuse, but likely a mistake (an unknown GLACIER_ variable): the CLI prints them. */
@@ -215,6 +217,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     client: file.client,
     service: file.service,
     retention: file.retention,
+    setAside: file.setAside,
     budget: resolveBudget(file.budget, apiKey),
   };
 }

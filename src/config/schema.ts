@@ -185,6 +185,13 @@ export const rewardsJobSchema = z
     pageSize: pageSize.default(100),
     /** Upper bound of requests per batch and run; a first backfill continues on the next run. @defaultValue 50 */
     maxPages: z.number().int().min(1).max(10_000).default(50),
+    /**
+     * When `report rewards` counts auto-renewed staking's compounded rewards as income:
+     * `at-compounding` (at each cycle's end; the final reward then counts only what was not compounded
+     * before) or `at-withdrawal` (when paid out). `--compounded` overrides it for one report.
+     * @defaultValue 'at-compounding'
+     */
+    compoundedIncome: z.enum(['at-compounding', 'at-withdrawal']).default('at-compounding'),
   })
   .superRefine((job, ctx) => {
     if (job.addresses.length === 0 && job.nodeIds.length === 0) {
@@ -354,6 +361,11 @@ export const signaturesJobSchema = z
     /** @defaultValue 'mainnet' */
     network: network.default('mainnet'),
     txHashes: z.array(z.string()).min(1),
+    /**
+     * Pauses, seconds, between the attempts of one run at a hash the aggregator could not sign
+     * below a threshold of stake (one more attempt than pauses). @defaultValue [5, 10, 20]
+     */
+    belowQuorumPauses: z.array(z.number().min(0).max(300)).max(10).default([5, 10, 20]),
   })
   .superRefine((job, ctx) => {
     job.txHashes.forEach((hash, i) => {
@@ -589,6 +601,19 @@ export const budgetSchema = z.strictObject({
   computeUnitsPerDay: z.number().int().min(1).optional(),
 });
 
+/**
+ * The cap on records set aside (rejected_records) per job and run: a hostile or broken upstream
+ * sending a page of bad records after another is bounded in rows, bytes and log lines. Beyond it,
+ * records new to the table are counted (`glacier_rejected_records_dropped_total`), not kept; those
+ * already kept are still seen again.
+ */
+export const setAsideSchema = z.strictObject({
+  /** New records kept per job and run. @defaultValue 100 */
+  maxRecordsPerRun: wholeNumber(1, 100_000).default(100),
+  /** Bytes of their raw JSON kept per job and run (each record is at most 16 KiB). @defaultValue '1MiB' */
+  maxBytesPerRun: byteSize({ default: '1MiB', min: 16 * 1024, max: 1024 ** 3 }),
+});
+
 /** Each job's section schema, by its key under `jobs`. */
 export const jobSectionSchemas = {
   supply: supplyJobSchema,
@@ -632,6 +657,7 @@ export const fileConfigSchema = z
     service: serviceSchema.prefault({}),
     budget: budgetSchema.prefault({}),
     retention: retentionSchema.prefault({}),
+    setAside: setAsideSchema.prefault({}),
   })
   .superRefine((file, ctx) => {
     refuseRetentionBelowRereads(file, ctx);
@@ -640,6 +666,7 @@ export const fileConfigSchema = z
 
 export type FileConfig = z.output<typeof fileConfigSchema>;
 export type ServiceConfig = z.output<typeof serviceSchema>;
+export type SetAsideConfig = z.output<typeof setAsideSchema>;
 export type MaintenanceJobConfig = z.output<typeof maintenanceJobSchema>;
 export type JobsConfig = FileConfig['jobs'];
 export type TransactionsJobConfig = z.output<typeof transactionsJobSchema>;

@@ -12,7 +12,6 @@ import {
   type ExportFileRow,
   type ExportOperationRow,
   endExportLoad,
-  failRunIfRunning,
   getExportFile,
   markExportFileBroken,
   markExportFileUnsupported,
@@ -122,20 +121,15 @@ export async function ensureLoaded(
   for (;;) {
     const file = await ensureDownloaded(ctx, s, row);
     if (file.loadStatus !== 'pending') return file.loadStatus;
-    const start = await startExportLoad(ctx.store, row.operationId, ctx.runId, s.downloadAttempts);
-    if (start.interruptedRun !== null && start.interruptedRun !== ctx.runId) {
-      const marked = await failRunIfRunning(
-        ctx.store,
-        start.interruptedRun,
-        iso(ctx),
-        `interrupted: the process died while loading the export file of ${describeOperation(row)} (out of memory?)`,
+    const start = await startExportLoad(ctx.store, row.operationId, ctx.runId, s.downloadAttempts, {
+      at: iso(ctx),
+      error: `interrupted: the process died while loading the export file of ${describeOperation(row)} (out of memory?)`,
+    });
+    if (start.interruptedMarked)
+      ctx.log.warn(
+        { runId: start.interruptedRun },
+        'run that died loading an export file marked interrupted',
       );
-      if (marked > 0)
-        ctx.log.warn(
-          { runId: start.interruptedRun },
-          'run that died loading an export file marked interrupted',
-        );
-    }
     if (start.failed) {
       ctx.countRows(1);
       throw new JobFailedError(

@@ -257,6 +257,8 @@ export interface Job {
   streams(config: Config): Stream[] | undefined;
   /** Whether it keeps cursors in sync_state at all. */
   readonly hasCursors: boolean;
+  /** Whether `start` fires a run at once (its spec's `firstRunAtStart`); false without its section. */
+  needsFirstRun(config: Config, store: Store): Promise<boolean>;
 }
 
 export interface JobSpec<K extends keyof JobsConfig, P> {
@@ -281,6 +283,11 @@ export interface JobSpec<K extends keyof JobsConfig, P> {
   restore?: Lazy<RestoreRecord>;
   /** Its streams and their cursors' scopes, for a job that keeps cursors (`reset`). */
   streams?: (section: Section<K>) => Stream[];
+  /**
+   * Whether `start` fires a run at once although `runOnStart` is false: a first read the schedule
+   * would leave waiting (rewards: a configured subject never read, on an hourly schedule).
+   */
+  firstRunAtStart?: (section: Section<K>, store: Store) => Promise<boolean>;
 }
 
 /** Declares a job; the payload is typed against its own section, so no caller needs a cast. */
@@ -321,6 +328,10 @@ export function defineJob<K extends keyof JobsConfig, P>(spec: JobSpec<K, P>): J
       return section && spec.streams ? spec.streams(section) : undefined;
     },
     hasCursors: spec.streams !== undefined,
+    async needsFirstRun(config, store) {
+      const section = sectionOf(config);
+      return section && spec.firstRunAtStart ? spec.firstRunAtStart(section, store) : false;
+    },
   };
 }
 

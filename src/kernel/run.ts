@@ -9,12 +9,14 @@ import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
 import { scrubSecrets } from '../runtime/secrets.js';
 import {
+  DEFAULT_SET_ASIDE_ROOM,
   failAbandonedRuns,
   finishJobRun,
   type JobRunResult,
   NOTHING_RECORDED,
   type RecordedFindings,
   recordFindings,
+  type SetAsideRoom,
   type Sql,
   type Store,
   startJobRun,
@@ -64,6 +66,8 @@ export interface RunSummary {
   computeUnits: number;
   /** Records the run set aside for the first time, per reason (not those seen again). */
   rejected: Partial<Record<RejectReason, number>>;
+  /** Records new to rejected_records beyond the run's cap (`setAside`): counted, not kept. */
+  setAsideDropped?: number;
   durationMs: number;
   error?: Error | undefined;
   /** The error and its causes as one line, secrets scrubbed: what job_runs and the queue keep. */
@@ -130,6 +134,7 @@ export async function runJob(job: Job, deps: RunDeps, request: RunRequest): Prom
       deps,
       {
         scope: request.scope ?? 'retry-rejected',
+        setAsideCap: setAsideCap(request.config),
         ...(request.signal && { signal: request.signal }),
         ...(request.progress && { progress: request.progress }),
       },
@@ -151,6 +156,7 @@ export async function runJob(job: Job, deps: RunDeps, request: RunRequest): Prom
   }
   return runHandler(job.name, run, undefined, deps, {
     scope,
+    setAsideCap: setAsideCap(request.config),
     ...(request.signal && { signal: request.signal }),
     ...(request.progress && { progress: request.progress }),
   });
@@ -167,13 +173,20 @@ export async function runHandler<P>(
   handler: JobHandler<P>,
   payload: P,
   deps: RunDeps,
-  options: { scope?: string; signal?: AbortSignal; progress?: ProgressSink } = {},
+  options: {
+    scope?: string;
+    signal?: AbortSignal;
+    progress?: ProgressSink;
+    /** @defaultValue DEFAULT_SET_ASIDE_ROOM */
+    setAsideCap?: SetAsideRoom;
+  } = {},
 ): Promise<RunSummary> {
   const scope = options.scope ?? 'all';
   const started = deps.clock.now();
   const meter = createMeter();
   let runId: number | undefined;
-  const books = newBooks();
+  const cap = options.setAsideCap ?? DEFAULT_SET_ASIDE_ROOM;
+  const books = newBooks(cap);
   const { rowsRemoved, rejected } = books;
   let continuations: Continuation[] = [];
   let error: Error | undefined;
@@ -249,6 +262,7 @@ export async function runHandler<P>(
     requests: usage.requests,
     computeUnits: usage.computeUnits,
     rejected,
+    ...(books.setAsideDropped > 0 && { setAsideDropped: books.setAsideDropped }),
     durationMs: finished - started,
     error,
     errorMessage: message,
@@ -269,6 +283,16 @@ export async function runHandler<P>(
     ...(Object.keys(rejected).length > 0 && { setAside: rejected }),
     durationMs: summary.durationMs,
   };
+  if (books.setAsideDropped > 0) {
+    log.warn(
+      {
+        dropped: books.setAsideDropped,
+        maxRecordsPerRun: cap.records,
+        maxBytesPerRun: cap.bytes,
+      },
+      "records set aside beyond the run's cap were counted, not kept (setAside.maxRecordsPerRun, setAside.maxBytesPerRun; glacier_rejected_records_dropped_total): the upstream sends many bad records, see status and rejected_records",
+    );
+  }
   if (error) log.error({ ...line, err: message }, 'job run failed');
   else log.info(line, 'job run');
   return summary;
@@ -281,10 +305,19 @@ export interface RunBooks {
   rowsRemoved: Record<string, number>;
   /** Records set aside for the first time, per reason. */
   rejected: Partial<Record<RejectReason, number>>;
+  /** What the run may still set aside (its cap, less what it kept). */
+  setAsideRoom: SetAsideRoom;
+  /** Records beyond the cap: counted, not kept. */
+  setAsideDropped: number;
 }
 
-export function newBooks(): RunBooks {
-  return { rowsWritten: 0, rowsRemoved: {}, rejected: {} };
+export function newBooks(cap: Readonly<SetAsideRoom> = DEFAULT_SET_ASIDE_ROOM): RunBooks {
+  return { rowsWritten: 0, rowsRemoved: {}, rejected: {}, setAsideRoom: { ...cap }, setAsideDropped: 0 };
+}
+
+/** A run's cap on records set aside, from the config's `setAside` section. */
+export function setAsideCap(config: Pick<Config, 'setAside'>): SetAsideRoom {
+  return { records: config.setAside.maxRecordsPerRun, bytes: config.setAside.maxBytesPerRun };
 }
 
 /** What a context is made of: the instances of the run, before the kernel adds its bookkeeping. */
@@ -306,8 +339,8 @@ export function createJobContext(job: string, parts: ContextParts, books: RunBoo
     ...parts,
     job,
     commit: (work, options) =>
-      commitAndCount(parts, job, secrets, work, options, countRows, (recorded) =>
-        noteFindings(parts.log, recorded, books.rejected),
+      commitAndCount(parts, job, secrets, work, options, books.setAsideRoom, countRows, (recorded) =>
+        noteFindings(parts.log, recorded, books),
       ),
     countRows,
     countRemoved: (table, n) => {
@@ -329,6 +362,7 @@ async function commitAndCount<W extends Written>(
   secrets: readonly string[],
   work: (tx: Sql) => Promise<W | undefined>,
   options: CommitOptions | undefined,
+  room: Readonly<SetAsideRoom>,
   countRows: (n: number) => void,
   note: (recorded: RecordedFindings) => void,
 ): Promise<W | undefined> {
@@ -338,12 +372,17 @@ async function commitAndCount<W extends Written>(
       if (written === undefined) return undefined;
       const where = options?.where ?? { scope: 'all', context: {} };
       const recorded = written.findings
-        ? await recordFindings(tx, written.findings, {
-            ...where,
-            job: where.job ?? job,
-            at: new Date(parts.clock.now()).toISOString(),
-            scrub: (text) => scrubSecrets(text, secrets),
-          })
+        ? await recordFindings(
+            tx,
+            written.findings,
+            {
+              ...where,
+              job: where.job ?? job,
+              at: new Date(parts.clock.now()).toISOString(),
+              scrub: (text) => scrubSecrets(text, secrets),
+            },
+            room,
+          )
         : NOTHING_RECORDED;
       return { written, recorded };
     },
@@ -355,17 +394,23 @@ async function commitAndCount<W extends Written>(
   return committed.written;
 }
 
+/** Records set aside logged one by one per run; the rest are counted in the run's line (`setAside`). */
+export const SET_ASIDE_LINES_PER_RUN = 10;
+
 /**
  * The log lines of what a committed page set aside or saw for the first time (upstream text in them
- * is bounded and escaped by the checks), and the run's count per reason.
+ * is bounded and escaped by the checks), the first SET_ASIDE_LINES_PER_RUN records of the run each;
+ * the run's count per reason and what is left of its room.
  */
-function noteFindings(
-  log: Logger,
-  recorded: RecordedFindings,
-  counts: Partial<Record<RejectReason, number>>,
-): void {
+function noteFindings(log: Logger, recorded: RecordedFindings, books: RunBooks): void {
+  const counts = books.rejected;
+  books.setAsideRoom.records -= recorded.newRecords.length;
+  books.setAsideRoom.bytes -= recorded.newBytes;
+  books.setAsideDropped += recorded.dropped;
   for (const r of recorded.newRecords) {
+    const logged = Object.values(counts).reduce((a, b) => a + b, 0);
     counts[r.reason] = (counts[r.reason] ?? 0) + 1;
+    if (logged >= SET_ASIDE_LINES_PER_RUN) continue;
     log.warn(
       {
         recordId: r.recordId,

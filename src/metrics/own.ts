@@ -70,6 +70,12 @@ export function createOwnMetrics(jobs: readonly string[]): OwnMetrics {
     labelNames: ['job_name', 'reason'],
     registers,
   });
+  const dropped = new Counter({
+    name: 'glacier_rejected_records_dropped_total',
+    help: "Upstream records the job runs of this process would have set aside beyond the run's cap (setAside.maxRecordsPerRun, maxBytesPerRun): counted, not kept, per job.",
+    labelNames: ['job_name'],
+    registers,
+  });
   const skipped = new Counter({
     name: 'glacier_job_skipped_slots_total',
     help: "Scheduled slots skipped because the job's previous run was still active.",
@@ -119,6 +125,7 @@ export function createOwnMetrics(jobs: readonly string[]): OwnMetrics {
     rows.inc({ job_name: job }, 0);
     skipped.inc({ job_name: job }, 0);
     for (const reason of REJECT_REASONS) rejected.inc({ job_name: job, reason }, 0);
+    dropped.inc({ job_name: job }, 0);
   }
   for (const table of Object.values(RETAINED_TABLES)) pruned.inc({ table }, 0);
   for (const cause of BACKEND_FAULT_CAUSES) backendFaults.inc({ cause }, 0);
@@ -134,6 +141,7 @@ export function createOwnMetrics(jobs: readonly string[]): OwnMetrics {
     rows,
     pruned,
     rejected,
+    dropped,
     skipped,
     requests,
     retries,
@@ -152,6 +160,7 @@ export function createOwnMetrics(jobs: readonly string[]): OwnMetrics {
       rows.inc({ job_name: s.job }, s.rowsWritten);
       for (const [table, n] of Object.entries(s.rowsRemoved)) pruned.inc({ table }, n);
       for (const [reason, n] of Object.entries(s.rejected)) rejected.inc({ job_name: s.job, reason }, n);
+      if (s.setAsideDropped) dropped.inc({ job_name: s.job }, s.setAsideDropped);
     },
     observeAttempt(e) {
       const endpoint = e.endpoint;

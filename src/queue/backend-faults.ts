@@ -35,7 +35,7 @@ const TLS_CODES =
  * and waited out by BullMQ. Everything else the backend answers is a fault of a cause below.
  */
 const CONNECTION_ERROR =
-  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EPIPE|EHOSTUNREACH|Connection is closed|Connection terminated|terminating connection|the database system is (shutting down|starting up)|timeout exceeded when trying to connect|enableOfflineQueue|max retries per request|All sentinels are unreachable|Stream isn't writeable/;
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EPIPE|EHOSTUNREACH|Connection is closed|Connection terminated|terminating connection|the database system is (shutting down|starting up|not yet accepting connections)|timeout exceeded when trying to connect|enableOfflineQueue|max retries per request|All sentinels are unreachable|Stream isn't writeable/;
 
 export function isConnectionError(err: Error): boolean {
   return CONNECTION_ERROR.test(err.message ?? '');

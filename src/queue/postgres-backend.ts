@@ -27,8 +27,15 @@ import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { withoutSslParameters } from '../config/database.js';
 import { describeSchemaMapping, maskQueueUrl } from '../config/queue.js';
 import type { Logger } from '../runtime/logger.js';
-import type { CollectorQueue, CollectorWorkerHandle, QueueBackend, SharedState } from './backend.js';
+import type {
+  CollectorQueue,
+  CollectorWorkerHandle,
+  QueueBackend,
+  QueueFault,
+  SharedState,
+} from './backend.js';
 import { postgresJobOptions, QUEUE_NAME, type QueuedJobData } from './jobs.js';
+import { guardedBackendFactory, keepLocks, type LockKeeper } from './postgres-locks.js';
 import { type PostgresWatch, watchPostgresQueue } from './postgres-watch.js';
 
 export interface PostgresQueueTarget {
@@ -78,13 +85,17 @@ function connectionConfig(
 
 /** A pool whose every connection works in the queue's schema (the collector's own tables). */
 export function queuePool(target: PostgresQueueTarget, o: PostgresPoolOptions): pg.Pool {
-  return new pg.Pool({
+  const pool = new pg.Pool({
     ...connectionConfig(target, true),
     max: o.max,
     application_name: o.name,
     ...(o.connectTimeoutMs !== undefined && { connectionTimeoutMillis: o.connectTimeoutMs }),
     ...(o.statementTimeoutMs !== undefined && { statement_timeout: o.statementTimeoutMs }),
   });
+  // A client BullMQ holds out of the pool emits on itself when the server drops it (the pool hears
+  // idle clients only): unheard, the process would end. Its query fails with it; the pool drops it.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
 }
 
 /**
@@ -196,6 +207,9 @@ export interface PostgresBackendOptions {
 /** A worker's pause after an error of its loop (BullMQ's default: 15 s, the whole of the resume budget). */
 const RUN_RETRY_DELAY_MS = 3_000;
 
+/** BullMQ's lock duration when none is given. */
+const DEFAULT_LOCK_MS = 30_000;
+
 /** Connections of the queue's own pool (adds, counts). */
 const QUEUE_POOL = 3;
 
@@ -280,6 +294,33 @@ export function postgresBackend(target: PostgresQueueTarget, o: PostgresBackendO
       return queue as unknown as CollectorQueue;
     },
     createWorker(processor, options): CollectorWorkerHandle {
+      if (!watch) {
+        return new Worker<
+          QueuedJobData,
+          unknown,
+          string,
+          PostgresQueueBackend,
+          JobProgress,
+          PostgresConnectionOptions
+        >(
+          QUEUE_NAME,
+          processor,
+          { runRetryDelay: RUN_RETRY_DELAY_MS, ...options, ...bullConfig((options.concurrency ?? 1) + 1) },
+          createPostgresBackend,
+        ) as unknown as CollectorWorkerHandle;
+      }
+      // The locks on the database's clock, the end of a run held over a read-only database
+      // (postgres-locks.ts): BullMQ's own lock renewal is off.
+      const keeper = keepLocks({
+        query,
+        schema: target.schema,
+        queue: QUEUE_NAME,
+        lockMs: options.lockDuration ?? DEFAULT_LOCK_MS,
+      });
+      let closing!: () => void;
+      const whenClosing = new Promise<void>((resolve) => {
+        closing = resolve;
+      });
       const worker = new Worker<
         QueuedJobData,
         unknown,
@@ -289,22 +330,32 @@ export function postgresBackend(target: PostgresQueueTarget, o: PostgresBackendO
         PostgresConnectionOptions
       >(
         QUEUE_NAME,
-        processor,
+        async (job, token, signal) => {
+          const id = job.id;
+          if (id && token) keeper.hold(id, token);
+          try {
+            return await processor(job, token, signal);
+          } finally {
+            if (id) keeper.settled(id);
+          }
+        },
         {
           runRetryDelay: RUN_RETRY_DELAY_MS,
           ...options,
           ...bullConfig((options.concurrency ?? 1) + 1),
-          ...(watch && { autorun: false }),
+          skipLockRenewal: true,
+          autorun: false,
         },
-        createPostgresBackend,
-      );
-      if (watch) {
-        // A worker paused while it blocked on LISTEN waits for the next NOTIFY: BullMQ's own, sent now.
-        const wake = () =>
-          void query(`SELECT pg_notify('bullmq_jobs', $1)`, [QUEUE_NAME]).catch(() => undefined);
-        gate(worker as unknown as CollectorWorkerHandle, watch, options.lockDuration, wake);
-      }
-      return worker as unknown as CollectorWorkerHandle;
+        guardedBackendFactory({ watch, keeper, closing: whenClosing }),
+      ) as unknown as CollectorWorkerHandle;
+      // Runs finishing within the shutdown grace keep their locks: the keeper stops once closed.
+      worker.once('closing', () => closing());
+      worker.once('closed', () => keeper.stop());
+      // A worker paused while it blocked on LISTEN waits for the next NOTIFY: BullMQ's own, sent now.
+      const wake = () =>
+        void query(`SELECT pg_notify('bullmq_jobs', $1)`, [QUEUE_NAME]).catch(() => undefined);
+      gate(worker, watch, keeper, options.lockDuration, wake);
+      return worker;
     },
     createLimiter(l) {
       return new RateLimiterPostgres({
@@ -381,28 +432,57 @@ const RATE_LIMIT_KEY = 'rate-limit';
 /**
  * A worker that claims only while the watch sees nothing wrong: not started before the first look,
  * paused (no claim, no stalled check; its running jobs go on) while the watch refuses, resumed after.
+ * After a read-only database its locks are extended first, and it resumes one look of the watch
+ * later: every process's watch has seen the database writable by then and extended its own locks,
+ * so no stalled check (which runs at once on resume) takes a job whose lock lapsed meanwhile.
+ * Whatever stopped it (a resume racing the end of BullMQ's main loop), a worker found neither
+ * running nor paused while nothing is refused is started again at the next look.
  */
 function gate(
   worker: CollectorWorkerHandle,
   watch: PostgresWatch,
+  keeper: LockKeeper,
   lockDurationMs: number | undefined,
   wake: () => void,
 ): void {
   if (lockDurationMs !== undefined) watch.setLockDuration(lockDurationMs);
   let closing = false;
+  let started = false;
+  let resumeTimer: NodeJS.Timeout | undefined;
+  const heal = setInterval(() => {
+    if (!started || closing || worker.closing || watch.problem() || resumeTimer) return;
+    if (!worker.isRunning() && !worker.isPaused()) void worker.resume().then(wake);
+  }, watch.intervalMs);
+  heal.unref();
   worker.once('closing', () => {
     closing = true;
+    clearTimeout(resumeTimer);
+    clearInterval(heal);
   });
-  const apply = (refusal: string | undefined) => {
+  const resume = () => {
+    resumeTimer = undefined;
+    if (closing || worker.closing || watch.problem()) return;
+    if (!worker.isRunning() || worker.isPaused()) void worker.resume().then(wake);
+  };
+  const apply = (refusal: string | undefined, ended: ReadonlySet<QueueFault>) => {
     if (closing || worker.closing) return;
-    if (refusal) void worker.pause(true);
-    else if (!worker.isRunning() || worker.isPaused()) {
-      void worker.resume().then(wake);
+    clearTimeout(resumeTimer);
+    resumeTimer = undefined;
+    if (refusal) {
+      void worker.pause(true);
+      return;
     }
+    if (!ended.has('read_only')) return resume();
+    void keeper.extendNow().then(() => {
+      if (closing) return;
+      resumeTimer = setTimeout(resume, watch.intervalMs);
+      resumeTimer.unref();
+    });
   };
   void watch.refusal().then((refusal) => {
     watch.onChange(apply);
     if (closing || worker.closing) return;
+    started = true;
     if (refusal) {
       // Paused before it ever ran: resume() starts it.
       void worker.pause(true);

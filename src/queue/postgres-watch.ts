@@ -40,8 +40,18 @@ export interface PostgresWatch {
   /** The reason of the last look, without waiting (undefined: none, or no look yet). */
   problem(): string | undefined;
   reading(): QueueWatchReading;
-  /** `fn(refusal)` on every change of refusal (undefined: claim again). */
-  onChange(fn: (refusal: string | undefined) => void): () => void;
+  /**
+   * `fn(refusal, ended)` on every change of refusal (undefined: claim again); `ended`: the faults
+   * over since the last change.
+   */
+  onChange(fn: (refusal: string | undefined, ended: ReadonlySet<QueueFault>) => void): () => void;
+  /**
+   * Resolves once a look finds the database writable (at once if the look made now does), or the
+   * watch stops; a look that fails waits for the next one.
+   */
+  untilWritable(): Promise<void>;
+  /** How often it looks. */
+  readonly intervalMs: number;
   /** The lock duration of this process's workers, for the reset of locks held too long. */
   setLockDuration(ms: number): void;
   stop(): void;
@@ -67,7 +77,11 @@ export function watchPostgresQueue(o: PostgresWatchOptions): PostgresWatch {
   const bound = o.maxOffsetMs ?? MAX_CLOCK_OFFSET_MS;
   const schema = quoteSchemaName(o.schema);
   const faults = new Map<QueueFault, string>();
-  const listeners = new Set<(refusal: string | undefined) => void>();
+  const listeners = new Set<(refusal: string | undefined, ended: ReadonlySet<QueueFault>) => void>();
+  /** Waiting for a look that finds the database writable. */
+  let writableWaiters: (() => void)[] = [];
+  /** The faults over since the last change of refusal. */
+  const ended = new Set<QueueFault>();
   let offsetMs: number | undefined;
   let lockMs = 30_000;
   let refused: string | undefined;
@@ -75,12 +89,13 @@ export function watchPostgresQueue(o: PostgresWatchOptions): PostgresWatch {
   let first: Promise<void> | undefined;
   let stopped = false;
 
-  const set = (fault: QueueFault, why: string | undefined, ended: string) => {
+  const set = (fault: QueueFault, why: string | undefined, endedLine: string) => {
     const was = faults.get(fault);
     if (why === undefined) {
       if (was === undefined) return;
       faults.delete(fault);
-      o.log.info(ended);
+      ended.add(fault);
+      o.log.info(endedLine);
       return;
     }
     faults.set(fault, why);
@@ -91,7 +106,14 @@ export function watchPostgresQueue(o: PostgresWatchOptions): PostgresWatch {
     const now = [...faults.values()][0];
     if (now === refused) return;
     refused = now;
-    for (const fn of listeners) fn(refused);
+    const over = new Set(ended);
+    ended.clear();
+    for (const fn of listeners) fn(refused, over);
+  };
+  const wakeWritable = () => {
+    const waiters = writableWaiters;
+    writableWaiters = [];
+    for (const fn of waiters) fn();
   };
 
   async function look(): Promise<void> {
@@ -134,6 +156,7 @@ export function watchPostgresQueue(o: PostgresWatchOptions): PostgresWatch {
       `the queue's database is writable again: jobs are claimed again`,
     );
     publish();
+    if (!row.read_only) wakeWritable();
     if (!skewed && !row.read_only) await resetPoisoned();
   }
 
@@ -187,13 +210,15 @@ export function watchPostgresQueue(o: PostgresWatchOptions): PostgresWatch {
     return running;
   };
   first = check();
+  const intervalMs = o.intervalMs ?? WATCH_INTERVAL_MS;
   const timer = setInterval(() => {
     if (!stopped) void check();
-  }, o.intervalMs ?? WATCH_INTERVAL_MS);
+  }, intervalMs);
   timer.unref();
 
   return {
     check,
+    intervalMs,
     async refusal() {
       await first;
       return refused;
@@ -204,6 +229,12 @@ export function watchPostgresQueue(o: PostgresWatchOptions): PostgresWatch {
       listeners.add(fn);
       return () => void listeners.delete(fn);
     },
+    async untilWritable() {
+      if (stopped) return;
+      const writable = new Promise<void>((resolve) => writableWaiters.push(resolve));
+      await check();
+      await writable;
+    },
     setLockDuration(ms) {
       lockMs = ms;
     },
@@ -211,6 +242,7 @@ export function watchPostgresQueue(o: PostgresWatchOptions): PostgresWatch {
       stopped = true;
       clearInterval(timer);
       listeners.clear();
+      wakeWritable();
     },
   };
 }

@@ -3,7 +3,6 @@
  * (src/queue/heartbeat.ts), when one last beat, and the queue's counts. One short-lived connection
  * that gives up quickly: status answers from the database when the backend is away, and says so.
  */
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Config } from '../config/index.js';
 import { maskQueueUrl } from '../config/queue.js';
@@ -19,8 +18,8 @@ import {
   redisMemoryNote,
   redisMemoryProblem,
 } from './redis.js';
-import { redisSharedState } from './redis-backend.js';
 import { redisOptions } from './redis-options.js';
+import { redisSharedState } from './redis-shared-state.js';
 
 export interface QueueCountsNow {
   waiting: number;
@@ -105,17 +104,13 @@ async function probeRedis(
   try {
     await redis.connect();
     const sighting = await readHeartbeats(redisSharedState(redis, prefix), prefix);
-    // Reading only: BullMQ's Queue writes its `<prefix>:collector:meta` hash on creation unless told
-    // not to, which left a key behind under the prefix of a collector that never ran.
-    const queue = new Queue(QUEUE_NAME, { connection: redis, prefix, skipMetasUpdate: true });
-    queue.on('error', () => undefined);
     const memory = await readRedisMemory(redis).catch(() => undefined);
     return {
       ...base,
       reachable: true,
       error: null,
       ...sighting,
-      queue: await counts(queue),
+      queue: await redisCounts(redis, prefix),
       memory: memory
         ? {
             ...memory,
@@ -188,6 +183,37 @@ async function probePostgres(
   } finally {
     await backend.close();
   }
+}
+
+/**
+ * The queue's counts read as BullMQ's own `getJobCounts` reads them (its getCounts script: the wait
+ * and active lists' lengths, the delayed and failed sets' sizes; a wait list's trailing `0:` marker of
+ * BullMQ 4 is no job), with plain reads: status loads no BullMQ and writes nothing (the script pops a
+ * marker it finds).
+ */
+async function redisCounts(redis: Redis, prefix: string): Promise<QueueCountsNow> {
+  const key = (type: string) => `${prefix}:${QUEUE_NAME}:${type}`;
+  const replies = await redis
+    .multi()
+    .llen(key('wait'))
+    .lindex(key('wait'), -1)
+    .llen(key('active'))
+    .zcard(key('delayed'))
+    .zcard(key('failed'))
+    .exec();
+  const at = (i: number): unknown => {
+    const [err, value] = replies?.[i] ?? [new Error('the queue counts were not answered')];
+    if (err) throw err;
+    return value;
+  };
+  const wait = Number(at(0));
+  const marker = at(1);
+  return {
+    waiting: typeof marker === 'string' && marker.startsWith('0:') ? Math.max(0, wait - 1) : wait,
+    active: Number(at(2)),
+    delayed: Number(at(3)),
+    failed: Number(at(4)),
+  };
 }
 
 async function counts(queue: {

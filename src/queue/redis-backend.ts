@@ -1,13 +1,15 @@
 /**
  * The queue on Redis (the default): BullMQ's Redis backend over the service's two connections
- * (redis.ts), RateLimiterRedis for the budget, and plain keys under `<prefix>:` for the shared state.
+ * (redis.ts), RateLimiterRedis for the budget, and plain keys under `<prefix>:` for the shared state
+ * (redis-shared-state.ts).
  */
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import type { CollectorQueue, CollectorWorkerHandle, QueueBackend, SharedState } from './backend.js';
+import type { CollectorQueue, CollectorWorkerHandle, QueueBackend } from './backend.js';
 import { QUEUE_NAME, type QueuedJobData, redisJobOptions } from './jobs.js';
 import { checkRedisMemory, checkRedisWrites, type RedisConnections } from './redis.js';
+import { redisSharedState } from './redis-shared-state.js';
 
 export function redisBackend(conns: RedisConnections, prefix: string, setting: string): QueueBackend {
   const { producer } = conns;
@@ -75,52 +77,5 @@ export function redisSharedParts(
         points: o.points,
         duration: o.duration,
       }),
-  };
-}
-
-/** Keys under `<prefix>:`, with Redis's own expiry. */
-export function redisSharedState(redis: Redis, prefix: string): SharedState {
-  const k = (key: string) => `${prefix}:${key}`;
-  return {
-    async put(entries) {
-      const multi = redis.multi();
-      for (const e of entries) {
-        if (e.ttlMs === undefined) multi.set(k(e.key), e.value);
-        else multi.set(k(e.key), e.value, 'PX', Math.max(1, Math.ceil(e.ttlMs)));
-      }
-      await multi.exec();
-    },
-    async putIfAbsent(key, value) {
-      return (await redis.set(k(key), value, 'NX')) === 'OK';
-    },
-    async lengthen(key, ttlMs) {
-      const ms = Math.max(1, Math.ceil(ttlMs));
-      // NX sets a new one, GT extends a shorter one (Redis 7).
-      const set = await redis.set(k(key), '1', 'PX', ms, 'NX');
-      if (!set) await redis.pexpire(k(key), ms, 'GT');
-    },
-    async ttlMs(key) {
-      return Math.max(0, await redis.pttl(k(key)));
-    },
-    get: (key) => redis.get(k(key)),
-    async list(start) {
-      const keys: string[] = [];
-      let cursor = '0';
-      do {
-        const [next, batch] = await redis.scan(cursor, 'MATCH', `${k(start)}*`, 'COUNT', 100);
-        cursor = next;
-        keys.push(...batch);
-      } while (cursor !== '0');
-      const values = keys.length > 0 ? await redis.mget(...keys) : [];
-      const found: [string, string][] = [];
-      values.forEach((value, i) => {
-        // null: expired between SCAN and MGET
-        if (value !== null) found.push([(keys[i] as string).slice(prefix.length + 1), value]);
-      });
-      return found;
-    },
-    async del(key) {
-      await redis.del(k(key));
-    },
   };
 }

@@ -68,9 +68,18 @@ export function connectRedis(
   for (const conn of [producer, worker]) conn.on('error', onError);
   // A sentinel that did not answer in time, or answered no valid address, while another may have:
   // ioredis asks the next one and says so in this event (no error, when the next one answered).
-  const sentinelFaults = createFaultLog({ log, subject: `Redis Sentinel (${redisSetting(settings)})` });
+  // Two causes, each its own line a minute: a first ask that timed out (its timer runs from the
+  // connection's creation, through the start-up's own work on a loaded host) hid the lie that
+  // followed for a minute.
+  const subject = `Redis Sentinel (${redisSetting(settings)})`;
+  const sentinelLies = createFaultLog({ log, subject });
+  const sentinelSilences = createFaultLog({ log, subject });
   for (const conn of [producer, worker]) {
-    conn.on('sentinelError', (err: Error) => sentinelFaults.seen('sentinel', describeRedisError(err)));
+    conn.on('sentinelError', (err: Error) => {
+      const text = describeRedisError(err);
+      const faults = /invalid master address/.test(text) ? sentinelLies : sentinelSilences;
+      faults.seen('sentinel', text);
+    });
   }
   producer.on('ready', onReady);
   producer.on('close', () => {

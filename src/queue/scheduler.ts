@@ -13,6 +13,11 @@ export interface SchedulerOptions {
   now?: () => number;
   /** A slot that was not enqueued because the job's previous run is still waiting or running. */
   onSkippedSlot?: (job: string) => void;
+  /**
+   * Whether a job needs a run at start although its `runOnStart` is false (`Job.needsFirstRun`: a
+   * first read the schedule would leave waiting). @defaultValue never
+   */
+  needsFirstRun?: (job: Job) => Promise<boolean>;
   /** How often the wall clock is compared with the monotonic one, and the step that counts. @defaultValue 1 s, 2 s */
   clockStep?: { checkMs: number; toleranceMs: number };
 }
@@ -52,49 +57,79 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   const { timezone } = o.config.service;
   const addFaults = createFaultLog({ log: o.log, subject: 'the scheduler cannot add slots' });
 
+  /**
+   * Per job, the latest slot whose add is in flight or waiting to be tried again: a newer slot of the job supersedes it
+   * (while the backend refuses, one add per job is retried, not one per slot fired meanwhile: a job
+   * every second was 20 adds retried at once after 20 s; only one of them could be added anyway,
+   * the job's deduplication id being its name).
+   */
+  const retrying = new Map<string, { superseded: boolean; wake: () => void }>();
+
   async function enqueue(job: Job, jobId: string, slot: Date): Promise<void> {
     const log = o.log.child({ job: job.name, slot: slot.toISOString() });
     const giveUpAt = Date.now() + ENQUEUE_RETRY_MS;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const added = await o.queue.add(
-          job.name,
-          { slot: slot.toISOString(), args: {} },
-          // Retention and retries: the queue's default job options (its backend's).
-          { jobId, deduplication: { id: job.name } },
-        );
-        if (added.id !== jobId) {
-          log.info(
-            { pending: added.id },
-            'slot skipped: the previous run of this job is still waiting or running',
-          );
+    const previous = retrying.get(job.name);
+    if (previous) {
+      previous.superseded = true;
+      previous.wake();
+    }
+    const self: { superseded: boolean; wake: () => void } = { superseded: false, wake: () => undefined };
+    retrying.set(job.name, self);
+    try {
+      await tryAdding();
+    } finally {
+      if (retrying.get(job.name) === self) retrying.delete(job.name);
+    }
+
+    async function tryAdding(): Promise<void> {
+      for (let attempt = 0; ; attempt++) {
+        if (self.superseded) {
+          log.debug('slot not enqueued: a newer slot of the job was fired while the queue refused adds');
           o.onSkippedSlot?.(job.name);
-        } else {
-          log.debug({ jobId, attempt }, 'slot enqueued');
-        }
-        return;
-      } catch (err) {
-        // Redis is away (a restart, a Sentinel failover): the connection logs the outage once. The
-        // add is tried again, as the same job id, so an add that did reach Redis is not doubled.
-        const delay = Math.min(ENQUEUE_RETRY_MAX_DELAY_MS, 250 * 2 ** attempt);
-        if (stopping || Date.now() + delay > giveUpAt) {
-          log.debug({ err: (err as Error).message }, 'slot not enqueued');
-          // An error answer (Redis full: OOM) is no outage the connection reports: said here, at
-          // most once a minute per cause.
-          if (!stopping && !isConnectionError(err as Error)) {
-            addFaults.seen(backendFaultCause(err as Error), err as Error);
-          }
           return;
         }
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, delay);
-          function done() {
-            clearTimeout(timer);
-            wakeUps.delete(done);
-            resolve();
+        try {
+          const added = await o.queue.add(
+            job.name,
+            { slot: slot.toISOString(), args: {} },
+            // Retention and retries: the queue's default job options (its backend's).
+            { jobId, deduplication: { id: job.name } },
+          );
+          if (added.id !== jobId) {
+            log.info(
+              { pending: added.id },
+              'slot skipped: the previous run of this job is still waiting or running',
+            );
+            o.onSkippedSlot?.(job.name);
+          } else {
+            log.debug({ jobId, attempt }, 'slot enqueued');
           }
-          wakeUps.add(done);
-        });
+          return;
+        } catch (err) {
+          // Redis is away (a restart, a Sentinel failover): the connection logs the outage once. The
+          // add is tried again, as the same job id, so an add that did reach Redis is not doubled.
+          const delay = Math.min(ENQUEUE_RETRY_MAX_DELAY_MS, 250 * 2 ** attempt);
+          if (stopping || Date.now() + delay > giveUpAt) {
+            log.debug({ err: (err as Error).message }, 'slot not enqueued');
+            // An error answer (Redis full: OOM) is no outage the connection reports: said here, at
+            // most once a minute per cause.
+            if (!stopping && !isConnectionError(err as Error)) {
+              addFaults.seen(backendFaultCause(err as Error), err as Error);
+            }
+            return;
+          }
+          if (self.superseded) continue;
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(done, delay);
+            function done() {
+              clearTimeout(timer);
+              wakeUps.delete(done);
+              resolve();
+            }
+            self.wake = done;
+            wakeUps.add(done);
+          });
+        }
       }
     }
   }
@@ -190,6 +225,21 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       });
   }
 
+  /** Fires the job's first run at start when it needs one; a failed check only logs (the schedule stays). */
+  function firstRun(job: Job, now: Date): void {
+    const check = (o.needsFirstRun?.(job) ?? Promise.resolve(false))
+      .then((needed) => {
+        if (!needed || stopping) return;
+        o.log.info({ job: job.name }, 'first run at start: a configured stream was never read');
+        fire(job, `${job.name}|start|${now.getTime()}`, now);
+      })
+      .catch((err: unknown) =>
+        o.log.warn({ job: job.name, err }, 'cannot tell whether a first run is needed'),
+      )
+      .finally(() => inFlight.delete(check));
+    inFlight.add(check);
+  }
+
   return {
     start() {
       const now = new Date(o.now?.() ?? Date.now());
@@ -198,6 +248,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
         const when = job.scheduled ? job.schedule(o.config) : undefined;
         if (!when?.enabled) continue;
         if (when.runOnStart) fire(job, `${job.name}|start|${now.getTime()}`, now);
+        else if (o.needsFirstRun) firstRun(job, now);
         o.log.info({ job: job.name, schedule: when.schedule, timezone }, 'scheduled');
       }
       clockTimer = setInterval(checkClock, watch.checkMs);

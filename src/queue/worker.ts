@@ -136,11 +136,16 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
   let resumeTimer: NodeJS.Timeout | undefined;
   let quietTimer: NodeJS.Timeout | undefined;
   let stopped = false;
+  // Whether a fault was logged since the last recovery: a worker that claims jobs with none (every
+  // run) leaves the fault log alone.
+  let faulted = false;
   const recovered = () => {
+    if (!faulted) return;
     clearTimeout(quietTimer);
     quietTimer = undefined;
     if (pausedUntil !== undefined) return;
     consecutive = 0;
+    faulted = false;
     for (const f of faults.current()) faults.ended(f.cause);
   };
   worker.on('error', (err) => {
@@ -155,6 +160,7 @@ export function createCollectorWorker(o: WorkerOptions): CollectorWorker {
       return;
     }
     faults.seen(cause, err);
+    faulted = true;
     if (stopped || pausedUntil !== undefined) return;
     consecutive++;
     const delay = faultBackoffMs(consecutive, cap);

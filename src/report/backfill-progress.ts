@@ -24,7 +24,13 @@ import {
 export async function collectRewardsBackfill(
   config: Config,
   store: Store | undefined,
-  o: { nowMs: number; spentToday: number; history?: string | undefined },
+  o: {
+    nowMs: number;
+    spentToday: number;
+    history?: string | undefined;
+    /** When the job's next run starts (its next slot), unless one is going: the estimate counts from it. */
+    nextRunMs?: number | undefined;
+  },
 ): Promise<RewardsBackfill | undefined> {
   const job = config.jobs.rewards;
   if (!job) return undefined;
@@ -80,6 +86,7 @@ export async function collectRewardsBackfill(
       nowMs: o.nowMs,
       maxPages: job.maxPages,
       runsPerDay: job.enabled ? readCron(job.schedule, config.service.timezone).runsPerDay() : 0,
+      startMs: o.nextRunMs,
     }),
   };
 }

@@ -66,7 +66,10 @@ export interface BackfillEstimate {
   budgetSeconds: number;
   /** What the schedule allows, seconds: runs needed (maxPages per batch each) × the schedule's interval. */
   scheduleSeconds: number;
+  /** From now: the wait for the run that reads the next pages, then the budget's or the schedule's pace. */
   seconds: number;
+  /** Seconds until that run starts (the job's next slot when none is going). */
+  waitSeconds?: number;
   limitedBy: 'budget' | 'schedule' | 'nothing left';
   /** now + seconds, ISO-8601 UTC; null when complete. */
   finishesAt: string | null;
@@ -137,6 +140,11 @@ export function estimateBackfill(
     nowMs: number;
     maxPages: number;
     runsPerDay: number;
+    /**
+     * When the run that reads the next pages starts: the job's next slot (status), or now when a run
+     * is going or one fires at start. @defaultValue nowMs
+     */
+    startMs?: number | undefined;
   },
 ): BackfillEstimate {
   const pagesLeft = batches.reduce((n, b) => n + b.pagesLeft, 0);
@@ -145,13 +153,15 @@ export function estimateBackfill(
   const runs = Math.max(0, ...batches.map((b) => Math.ceil(b.pagesLeft / o.maxPages)));
   // The run in progress or the next one reads the first maxPages: later ones wait for the schedule.
   const schedule = runs > 1 && o.runsPerDay > 0 ? ((runs - 1) * DAY_SECONDS) / o.runsPerDay : 0;
-  const seconds = Math.max(budget, schedule);
+  const waitSeconds = Math.max(0, ((o.startMs ?? o.nowMs) - o.nowMs) / 1000);
+  const seconds = pagesLeft === 0 ? 0 : waitSeconds + Math.max(budget, schedule);
   return {
     computeUnitsLeft,
     pagesLeft,
     budgetSeconds: Math.ceil(budget),
     scheduleSeconds: Math.ceil(schedule),
     seconds: Math.ceil(seconds),
+    ...(waitSeconds > 0 && { waitSeconds: Math.ceil(waitSeconds) }),
     limitedBy: pagesLeft === 0 ? 'nothing left' : schedule > budget ? 'schedule' : 'budget',
     finishesAt: pagesLeft === 0 ? null : isoOfMs(o.nowMs + Math.ceil(seconds) * 1000),
   };

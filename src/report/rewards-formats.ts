@@ -2,6 +2,7 @@ import { stringifyCsv } from '../escape/csv-cell.js';
 import { formatTable } from '../terminal/text-table.js';
 // Types only: the command reads the format list at start-up without loading the store.
 import type { RewardsReport, RewardsReportRow, RewardsTotals } from './rewards.js';
+import { ROW_KIND_LABELS } from './rewards-compounded.js';
 import type { RewardsFormatName } from './rewards-format-names.js';
 
 /**
@@ -22,6 +23,7 @@ export const REWARDS_CSV_HEADER = [
   'value',
   'owner',
   'staking_type',
+  'kind',
 ] as const;
 
 /** A row's cells in header order; a missing price or value is an empty cell, never 0. */
@@ -37,6 +39,7 @@ function cells(r: RewardsReportRow): string[] {
     r.value ?? '',
     r.owner,
     r.stakingType,
+    ROW_KIND_LABELS[r.kind],
   ];
 }
 
@@ -60,6 +63,7 @@ export function formatRewardsTable(report: RewardsReport): string {
     '',
     report.currency,
     t.value,
+    '',
     '',
     '',
   ];
@@ -115,8 +119,16 @@ function utcParts(seconds: number) {
 function describeReward(r: RewardsReportRow): string {
   const kind =
     r.stakingType === 'fixed' ? '' : ` (${r.stakingType === 'autoRenewed' ? 'auto-renewed' : r.stakingType})`;
-  return `Avalanche ${r.rewardType} staking reward${kind}, node ${r.nodeId}, for ${r.address}, utxo ${r.utxoId}`;
+  if (r.kind === 'compounded') {
+    return `Avalanche ${r.rewardType} staking reward compounded (restaked)${kind}, no UTXO, node ${r.nodeId}, for ${r.address}, cycle settled by ${r.rewardTxHash}`;
+  }
+  const part = r.kind === 'paid' ? '' : ' (its part not compounded before)';
+  return `Avalanche ${r.rewardType} staking reward${kind}${part}, node ${r.nodeId}, for ${r.address}, utxo ${r.utxoId}`;
 }
+
+/** A row's id for a tool that skips ids it has: a compounded part shares its cycle's reward tx. */
+const rowTxId = (r: RewardsReportRow, paid: string) =>
+  r.kind === 'compounded' ? `${r.rewardTxHash}-compounded` : paid;
 
 /**
  * Koinly's "Universal" custom CSV template (support.koinly.io, "How to create a custom CSV file with
@@ -153,7 +165,7 @@ export const koinly: IncomeFormat = {
       r.value === undefined ? '' : r.currency.toUpperCase(),
       'reward',
       describeReward(r),
-      r.rewardTxHash,
+      rowTxId(r, r.rewardTxHash),
     ];
   },
 };
@@ -196,16 +208,19 @@ export const cointracking: IncomeFormat = {
       r.address,
       describeReward(r),
       `${t.d}.${t.mo}.${t.y} ${t.h}:${t.mi}:${t.s}`,
-      `${r.rewardTxHash}-${r.outputIndex}`,
+      rowTxId(r, `${r.rewardTxHash}-${r.outputIndex}`),
       r.value ?? '',
       '',
     ];
   },
 };
 
-/** The rows an income import carries: every reward but the pending ones. */
+/**
+ * The rows an income import carries: every reward but the pending ones, and no return of restaked
+ * rewards (income already, when it compounded).
+ */
 export function incomeRows(report: RewardsReport): RewardsReportRow[] {
-  return report.rows.filter((r) => r.priceStatus !== 'pending');
+  return report.rows.filter((r) => r.priceStatus !== 'pending' && r.kind !== 'restakedReturn');
 }
 
 function income(format: IncomeFormat): RewardsFormat {

@@ -3,13 +3,26 @@ import type { RewardsJobConfig } from '../config/index.js';
 import { excerpt } from '../escape/excerpt.js';
 import { forTerminal } from '../escape/terminal.js';
 import {
+  autoRenewedOwners,
   hasRewardsFor,
+  listCycles,
   listPriceCurrencies,
   listPricedRewards,
   type PricedReward,
   type Store,
+  type StoredCycle,
 } from '../store/index.js';
 import { bareAddress, canonicalNetwork, currencies } from '../upstream/endpoints.js';
+import {
+  type CompoundedIncome,
+  compoundedOf,
+  DEFAULT_COMPOUNDED_INCOME,
+  finalCycles,
+  nanoToAvax,
+  parseCompounded,
+  type RowKind,
+  restakedPart,
+} from './rewards-compounded.js';
 import {
   ownerOf,
   parseRewardTypes,
@@ -50,6 +63,11 @@ export interface RewardsReportRequest {
   includeDelegators?: boolean | undefined;
   /** Rewards of subjects no longer configured stay in (`--all-subjects`). */
   allSubjects?: boolean | undefined;
+  /**
+   * When auto-renewed staking's compounded rewards are income (`--compounded`, rewards-compounded.ts);
+   * default: `jobs.rewards.compoundedIncome`, else at-compounding.
+   */
+  compounded?: string | undefined;
 }
 
 /**
@@ -64,6 +82,12 @@ export type PriceStatus = 'priced' | 'pending' | 'unpriced';
 const PRICE_DELAY_SECONDS = 86_400;
 
 export interface RewardsReportRow {
+  /**
+   * `paid`: a reward UTXO; `compounded`: a settled cycle's compounded part (no UTXO, at-compounding);
+   * `restakedReturn`: the part of a position's final reward that re-pays what was compounded before
+   * (at-compounding): shown, never counted in the totals or the income imports.
+   */
+  kind: RowKind;
   /** UTC date of the reward's end time, YYYY-MM-DD. */
   date: string;
   /** The reward's end time, Unix seconds. */
@@ -129,6 +153,8 @@ export interface LeftOutRewards {
 
 export interface RewardsReport {
   view: 'records' | 'income';
+  /** When compounded rewards counted as income. */
+  compounded: CompoundedIncome;
   network: string;
   currency: string;
   from: string;
@@ -207,7 +233,11 @@ async function pickSubjects(
   return subjects;
 }
 
-function collectedFor(r: PricedReward, owner: RewardOwner, subjects: Subjects): string {
+function collectedFor(
+  r: Pick<PricedReward, 'addresses' | 'nodeId'>,
+  owner: RewardOwner,
+  subjects: Subjects,
+): string {
   if (owner === 'address') return r.addresses.filter((a) => subjects.addresses.has(a)).join(' ');
   if (subjects.nodeIds.has(r.nodeId)) return r.nodeId;
   return r.addresses.join(' ') || r.nodeId;
@@ -218,13 +248,17 @@ export function totalsOf(rows: readonly RewardsReportRow[]): RewardsTotals {
   let value = new Big(0);
   let unpriced = 0;
   let pending = 0;
+  let counted = 0;
   for (const row of rows) {
+    // Counted once already, when it compounded.
+    if (row.kind === 'restakedReturn') continue;
+    counted++;
     amount = amount.plus(row.amount);
     if (row.priceStatus === 'pending') pending++;
     if (row.value === undefined) unpriced++;
     else value = value.plus(row.value);
   }
-  return { rewards: rows.length, unpriced, pending, amount: amount.toFixed(9), value: value.toFixed(2) };
+  return { rewards: counted, unpriced, pending, amount: amount.toFixed(9), value: value.toFixed(2) };
 }
 
 export async function buildRewardsReport(
@@ -236,6 +270,9 @@ export async function buildRewardsReport(
   const types = parseRewardTypes(request.rewardTypes);
   if (!types.ok) throw new ReportError(forTerminal(types.message));
   const view = request.view ?? 'records';
+  const compounded = parseCompounded(request.compounded, job?.compoundedIncome ?? DEFAULT_COMPOUNDED_INCOME);
+  if (!compounded.ok) throw new ReportError(forTerminal(compounded.message));
+  const mode = compounded.mode;
   const network = canonicalNetwork(job?.network ?? 'mainnet');
   const currency = await pickCurrency(store, network, request.currency, job);
   const named = await pickSubjects(store, network, request.addresses, job);
@@ -251,11 +288,27 @@ export async function buildRewardsReport(
     all: !named && request.allSubjects === true,
   };
   // Both days are whole UTC days: [from 00:00, to + 1 day 00:00).
-  const rewards = await listPricedRewards(store, network, currency, fromMs / 1000, (toMs + DAY_MS) / 1000);
+  const untilSec = (toMs + DAY_MS) / 1000;
+  const rewards = await listPricedRewards(store, network, currency, fromMs / 1000, untilSec);
+  // Auto-renewed staking: every cycle up to the range's end (a final reward re-pays earlier ones).
+  const cycles = await listCycles(store, network, untilSec);
+  const finals = mode === 'at-compounding' ? finalCycles(cycles) : new Map();
   const invalid: InvalidReward[] = [];
   const rows: RewardsReportRow[] = [];
   const delegators = new Map<string, RewardsReportRow[]>();
   const unconfigured: RewardsReportRow[] = [];
+  const place = (row: RewardsReportRow, owner: RewardOwner | undefined, addresses: readonly string[]) => {
+    if (owner === undefined) {
+      row.address = addresses.join(' ') || row.nodeId;
+      unconfigured.push(row);
+    } else if (owner === 'delegator' && view === 'income' && !request.includeDelegators) {
+      const list = delegators.get(row.rewardType) ?? [];
+      list.push(row);
+      delegators.set(row.rewardType, list);
+    } else {
+      rows.push(row);
+    }
+  };
   for (const r of rewards) {
     if (types.types && !types.types.has(r.rewardType)) continue;
     // A subject named on the command line narrows the report: the others are not "left out".
@@ -267,16 +320,39 @@ export async function buildRewardsReport(
       continue;
     }
     const row = reportRow(r, owner ?? 'delegator', owner ? collectedFor(r, owner, subjects) : '', currency);
-    if (owner === undefined) {
-      row.address = r.addresses.join(' ') || r.nodeId;
-      unconfigured.push(row);
-    } else if (owner === 'delegator' && view === 'income' && !request.includeDelegators) {
-      const list = delegators.get(r.rewardType) ?? [];
-      list.push(row);
-      delegators.set(r.rewardType, list);
+    const restaked = restakedPart(r, finals);
+    if (restaked > 0n) {
+      // at-compounding: the final reward's part compounded before was income then; shown apart.
+      const back = { ...row, kind: 'restakedReturn' as const };
+      setAmount(back, restaked);
+      setAmount(row, BigInt(r.amount) - restaked);
+      // An abort's validation reward is all return (its own cycle's reward forfeited): no income row.
+      if (restaked < BigInt(r.amount)) place(row, owner, r.addresses);
+      place(back, owner, r.addresses);
     } else {
-      rows.push(row);
+      place(row, owner, r.addresses);
     }
+  }
+  if (mode === 'at-compounding' && cycles.length > 0) {
+    const owners = await autoRenewedOwners(store, network);
+    // The compounded part's price: the reward paid by the same transaction (the withdrawn part).
+    const paid = new Map(rewards.map((r) => [r.rewardTxHash, r]));
+    const operator = !types.types || types.types.has('VALIDATOR') || types.types.has('VALIDATOR_FEE');
+    for (const c of cycles) {
+      if (!operator || c.endTimestamp < fromMs / 1000) continue;
+      const nano = compoundedOf(c);
+      if (nano === 0n) continue;
+      const addresses = owners.get(c.stakingTxHash) ?? [];
+      if (named && !named.has(c.nodeId) && !addresses.some((a) => named.has(a))) continue;
+      const subject = { addresses, nodeId: c.nodeId, rewardType: 'VALIDATOR' };
+      const owner = ownerOf(subject, subjects);
+      const row = compoundedRow(c, nano, paid.get(c.rewardTxHash), currency);
+      row.owner = owner ?? 'node';
+      row.address = owner ? collectedFor(subject, owner, subjects) : '';
+      place(row, owner, addresses);
+    }
+    // In time order with the paid rewards (a stable sort: the rest keeps the store's order).
+    rows.sort((a, b) => a.endTimestamp - b.endTimestamp);
   }
   const leftOut: LeftOutRewards[] = [...delegators.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -298,6 +374,7 @@ export async function buildRewardsReport(
   }));
   return {
     view,
+    compounded: mode,
     network,
     currency,
     from: request.from,
@@ -310,10 +387,51 @@ export async function buildRewardsReport(
   };
 }
 
+/** A row's amount (and value, at its price) set to `nano` nAVAX. */
+function setAmount(row: RewardsReportRow, nano: bigint): void {
+  row.amount = nanoToAvax(nano);
+  row.value =
+    row.price === undefined
+      ? undefined
+      : new Big(row.amount).times(row.price).round(2, Big.roundHalfEven).toFixed(2);
+}
+
+/** A settled cycle's compounded part as a row, priced as the reward `paidBy` its reward tx (if any). */
+function compoundedRow(
+  c: StoredCycle,
+  nano: bigint,
+  paidBy: PricedReward | undefined,
+  currency: string,
+): RewardsReportRow {
+  const paid = paidBy ? reportRow(paidBy, 'node', '', currency) : undefined;
+  const row: RewardsReportRow = {
+    kind: 'compounded',
+    date: new Date(c.endTimestamp * 1000).toISOString().slice(0, 10),
+    endTimestamp: c.endTimestamp,
+    address: '',
+    owner: 'node',
+    nodeId: c.nodeId,
+    rewardType: 'VALIDATOR',
+    stakingType: 'autoRenewed',
+    amount: '',
+    price: paid?.price,
+    currency,
+    value: undefined,
+    // Priced as its withdrawn part; without one (everything compounded), named as unpriced.
+    priceStatus: paid ? paid.priceStatus : 'unpriced',
+    utxoId: '',
+    rewardTxHash: c.rewardTxHash,
+    outputIndex: 0,
+  };
+  setAmount(row, nano);
+  return row;
+}
+
 function reportRow(r: PricedReward, owner: RewardOwner, address: string, currency: string): RewardsReportRow {
   const amount = new Big(`${r.amount}e-${r.assetDenomination}`);
   const readAt = Date.parse(r.lastSeenAt) / 1000;
   return {
+    kind: 'paid',
     date: new Date(r.endTimestamp * 1000).toISOString().slice(0, 10),
     endTimestamp: r.endTimestamp,
     address,
@@ -392,10 +510,24 @@ export function describeLeftOut(report: RewardsReport, limit = 10): string | und
     .join('\n');
 }
 
+/**
+ * The standard-error line about returns of restaked rewards (at-compounding: the part of a final
+ * reward compounded before), or undefined when there are none. `leftOutOfFile`: an income import.
+ */
+export function describeRestaked(report: RewardsReport, leftOutOfFile: boolean): string | undefined {
+  const back = report.rows.filter((r) => r.kind === 'restakedReturn');
+  if (back.length === 0) return undefined;
+  const amount = back.reduce((sum, r) => sum.plus(r.amount), new Big(0)).toFixed(9);
+  return `note: ${back.length} final reward(s) of auto-renewed validations re-pay ${amount} AVAX compounded before: income when it compounded (--compounded at-compounding), so ${leftOutOfFile ? 'left out of this file' : 'shown as "return of restaked rewards" and not in the totals'}; --compounded at-withdrawal counts it when paid instead.`;
+}
+
 function listRewards(rows: readonly RewardsReportRow[], limit: number): string[] {
   const listed = rows
     .slice(0, limit)
-    .map((r) => `  ${r.date} ${r.rewardType} ${r.address} (utxo ${r.utxoId})`);
+    .map(
+      (r) =>
+        `  ${r.date} ${r.rewardType} ${r.address} (${r.kind === 'compounded' ? `compounded (restaked), no UTXO: the cycle settled by ${r.rewardTxHash}` : `utxo ${r.utxoId}`})`,
+    );
   if (rows.length > limit) listed.push(`  … and ${rows.length - limit} more`);
   return listed;
 }
@@ -409,7 +541,10 @@ export function describeUnpriced(
   { limit = 20, omitPending = false }: { limit?: number; omitPending?: boolean } = {},
 ): string | undefined {
   const pending = report.rows.filter((r) => r.priceStatus === 'pending');
-  const unpriced = report.rows.filter((r) => r.priceStatus === 'unpriced');
+  const unpriced = report.rows.filter((r) => r.priceStatus === 'unpriced' && r.kind !== 'compounded');
+  const unpricedCompounded = report.rows.filter(
+    (r) => r.priceStatus === 'unpriced' && r.kind === 'compounded',
+  );
   const lines: string[] = [];
   if (pending.length) {
     lines.push(
@@ -423,6 +558,12 @@ export function describeUnpriced(
     lines.push(
       `warning: ${unpriced.length} reward(s) have no ${report.currency} price stored although they were older than 24 h when collected (the API gave none in ${report.currency}): their price and value are empty, never 0, and the totals' values leave them out.`,
       ...listRewards(unpriced, limit),
+    );
+  }
+  if (unpricedCompounded.length) {
+    lines.push(
+      `warning: ${unpricedCompounded.length} compounded (restaked) row(s) have no ${report.currency} price: cycles carry no price, and no reward was paid by the cycle's transaction to take one from (everything compounded): their price and value are empty, never 0, and the totals' values leave them out.`,
+      ...listRewards(unpricedCompounded, limit),
     );
   }
   return lines.length ? lines.join('\n') : undefined;

@@ -2,17 +2,21 @@ import { type Config, printableDatabaseLocation } from '../config/index.js';
 import { PROGRAM } from '../config/invocation.js';
 import { forTerminal } from '../escape/terminal.js';
 import type { JobList } from '../kernel/index.js';
+import { JOB_NAMES } from '../kernel/job-names.js';
 import type { ServiceProbe } from '../queue/probe.js';
 import { readCron } from '../queue/schedule.js';
 import {
   type DriftRow,
+  findSignatureAttempts,
   listLastSuccesses,
   listLatestJobRuns,
   listUnfinishedExports,
   readDrift,
   readSetAsideSummaries,
   readUnfinishedCopy,
+  reconcileCycles,
   type SetAsideSummary,
+  type SignatureAttempt,
   type Store,
   sumComputeUnitsSince,
   type UnfinishedCopy,
@@ -93,8 +97,29 @@ export interface Status {
   recordsSetAside: (Omit<SetAsideSummary, 'newest'> & { newest: Omit<SetAsideSummary['newest'], 'raw'> })[];
   /** Fields and enum values the upstream sent that the OpenAPI does not list, per endpoint (upstream_drift). */
   drift: DriftRow[];
+  /**
+   * The configured transactions the aggregator did not sign on their last attempt (signature_attempts):
+   * not found, below quorum or refused, with the API's message and when each is asked again.
+   */
+  signaturesUnsigned: Omit<SignatureAttempt, 'configDigest'>[];
+  /**
+   * Auto-renewed (ACP-236) positions whose validation the validators job stored with `autoRenew`: how
+   * many, and those whose stored cycles' compounded sum differs from its accrued rewards (nAVAX text);
+   * absent when there is none.
+   */
+  compounded?: { positions: number; differing: CompoundedDifference[] } | undefined;
   /** The configured node ids' validations, the unknown ones named; absent without jobs.validators. */
   validators?: ValidatorsStatus | undefined;
+}
+
+export interface CompoundedDifference {
+  network: string;
+  nodeId: string;
+  stakingTxHash: string;
+  /** Σ compounded over the stored cycles, nAVAX. */
+  compounded: string;
+  /** `autoRenew.accruedValidationRewards + accruedDelegateeRewards`, nAVAX. */
+  accrued: string;
 }
 
 export interface JobStatus {
@@ -141,6 +166,12 @@ export async function collectStatus(
       ])
     : [[], [], 0, { tables: [], prunedPerDay: 0 }, [], [], []];
   const unfinishedCopy = (store && (await readUnfinishedCopy(store))) ?? null;
+  const signatureJob = config.jobs.signatures;
+  const unsigned =
+    store && signatureJob && (await store.hasTable('signature_attempts'))
+      ? [...(await findSignatureAttempts(store, signatureJob.network, signatureJob.txHashes)).values()]
+      : [];
+  const reconciled = store ? await reconcileCycles(store) : [];
   const latest = new Map(latestRuns.map((r) => [r.job, r]));
   const successes = new Map(lastSuccesses.map((r) => [r.job, r.finishedAt]));
   const jobs: JobStatus[] = [];
@@ -170,8 +201,15 @@ export async function collectStatus(
       overdueSince: section.enabled ? overdueSince(section.schedule, config, run, now) : null,
     });
   }
+  // The next pages are read by the run going now, or else by the job's next slot (not now).
+  const rewardsJob = jobs.find((j) => j.job === JOB_NAMES.rewards);
+  const rewardsNext =
+    rewardsJob?.lastRun?.status === 'running' || !rewardsJob?.nextRunAt
+      ? undefined
+      : Date.parse(rewardsJob.nextRunAt);
   const rewardsBackfill = await collectRewardsBackfill(config, store, {
     nowMs: now.getTime(),
+    nextRunMs: rewardsNext,
     spentToday: spent,
     history: options.history,
   });
@@ -213,6 +251,21 @@ export async function collectStatus(
       return { ...s, newest };
     }),
     drift,
+    signaturesUnsigned: unsigned.map(({ configDigest: _digest, ...a }) => a),
+    ...(reconciled.length > 0 && {
+      compounded: {
+        positions: reconciled.length,
+        differing: reconciled
+          .filter((r) => r.difference !== 0n)
+          .map((r) => ({
+            network: r.network,
+            nodeId: r.nodeId,
+            stakingTxHash: r.stakingTxHash,
+            compounded: String(r.compounded),
+            accrued: String(r.accrued),
+          })),
+      },
+    }),
     validators: await collectValidatorsStatus(config, store),
   };
 }
@@ -240,7 +293,7 @@ function formatBackfill(b: RewardsBackfill, now: Date): string[] {
   const e = b.estimate;
   const head = b.complete
     ? `rewards backfill (${b.network}, ${b.currency}): complete`
-    : `rewards backfill (${b.network}, ${b.currency}): ${count(e.pagesLeft)} page(s), ${count(e.computeUnitsLeft)} CU left; about ${span(e.seconds)} (${e.limitedBy === 'schedule' ? 'the schedule' : 'the budget'} sets the pace: ${count(b.budget.computeUnitsPerMinute)} CU/minute, ${count(b.budget.computeUnitsPerDay)} CU/day), ending ${when(e.finishesAt, now)}; history assumed from ${b.historyStart.slice(0, 10)}`;
+    : `rewards backfill (${b.network}, ${b.currency}): ${count(e.pagesLeft)} page(s), ${count(e.computeUnitsLeft)} CU left; about ${span(e.seconds)}${e.waitSeconds ? ` (its next run in ${span(e.waitSeconds)} first)` : ''} (${e.limitedBy === 'schedule' ? 'the schedule' : 'the budget'} sets the pace: ${count(b.budget.computeUnitsPerMinute)} CU/minute, ${count(b.budget.computeUnitsPerDay)} CU/day), ending ${when(e.finishesAt, now)}; history assumed from ${b.historyStart.slice(0, 10)}`;
   return [
     head,
     formatTable(
@@ -330,7 +383,9 @@ export function formatStatus(status: Status, options: { cli?: string | undefined
   if (status.rewardsBackfill) out.push('', ...formatBackfill(status.rewardsBackfill, now));
   if (status.validators) out.push('', ...formatValidatorsStatus(status.validators, now));
   out.push('', ...formatSetAside(status.recordsSetAside, now));
+  if (status.signaturesUnsigned.length > 0) out.push('', ...formatUnsigned(status.signaturesUnsigned, now));
   if (status.drift.length > 0) out.push('', ...formatDrift(status.drift, now));
+  if (status.compounded) out.push('', ...formatCompounded(status.compounded));
   out.push('');
   const database = `${status.database.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} database ${status.database.location}`;
   if (!status.database.exists) out.push(`${database}: not created yet (no job has run)`);
@@ -352,6 +407,22 @@ function forTerminalLines(lines: readonly string[]): string {
     .split('\n')
     .map((line) => forTerminal(line))
     .join('\n')}\n`;
+}
+
+/** "auto-renewed staking: …": the cycles' compounded sums against the validators' accrued rewards. */
+function formatCompounded(c: NonNullable<Status['compounded']>): string[] {
+  if (c.differing.length === 0) {
+    return [
+      `auto-renewed staking: ${count(c.positions)} position(s); the compounded rewards of the stored cycles agree with the validators' accrued rewards`,
+    ];
+  }
+  return [
+    `WARNING: auto-renewed staking: ${c.differing.length} of ${count(c.positions)} position(s) disagree: the compounded rewards of the stored cycles differ from the validator's autoRenew accrued rewards (glacier_rewards_compounded_unreconciled_avax); check before filing (a cycle set aside, or not read yet: run the rewards and validators jobs)`,
+    ...c.differing.map(
+      (d) =>
+        `  ${forTerminal(d.nodeId)} position ${forTerminal(d.stakingTxHash)} on ${d.network}: cycles ${d.compounded} nAVAX, validator ${d.accrued} nAVAX`,
+    ),
+  ];
 }
 
 // --- Records set aside and drift (issue 22) ---
@@ -381,6 +452,17 @@ function formatSetAside(jobs: Status['recordsSetAside'], now: Date): string[] {
     );
   }
   return out;
+}
+
+/** "signatures not stored yet: …": per hash, its outcome, the API's message and its next attempt. */
+function formatUnsigned(rows: Status['signaturesUnsigned'], now: Date): string[] {
+  return [
+    `signatures not stored yet: ${count(rows.length)} (signature_attempts; docs/collection.md, "signatures")`,
+    ...rows.map(
+      (a) =>
+        `  ${forTerminal(a.txHash)} (${forTerminal(a.network)}): ${a.outcome.replace('_', ' ')}, ${a.status}: ${forTerminal(a.message)}; ${count(a.failures)} run(s) since ${when(a.firstFailedAt, now)}; asked again ${a.outcome === 'not_found' ? 'on the next run' : when(a.nextAttemptAt, now)}`,
+    ),
+  ];
 }
 
 /** "upstream drift: …": per endpoint, the names the OpenAPI does not list. */

@@ -102,9 +102,6 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       unsubscribeSettings();
       void backend.checkSettings().then((warning) => warning && log.warn(warning));
     });
-    // `status` reads it: which processes run, and since when none does.
-    const heartbeat = startHeartbeat({ backend, role });
-    lifecycle.add('heartbeat', () => heartbeat.stop(), { timeoutMs: 2_000 });
 
     const runsJobs = role !== 'scheduler';
     const budget = runsJobs
@@ -128,28 +125,6 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     });
     const app = await createApp(config, { log, clock, lifecycle, ...(budget && { budget }), observer });
     const metrics = createMetrics({ store: app.store, config, jobs: options.jobs, log, clock, role, own });
-    const epoch = watchEpoch({
-      backend,
-      prefix,
-      log,
-      onEmptied: async () => {
-        if (!budget) return;
-        const today = new Date(clock.now()).toISOString().slice(0, 10);
-        await budget.restoreDay(await sumComputeUnitsSince(app.store, `${today}T00:00:00.000Z`));
-      },
-      ...(options.redisCheckIntervalMs !== undefined && { intervalMs: options.redisCheckIntervalMs }),
-    });
-    lifecycle.add('queue epoch check', () => epoch.stop());
-
-    const queue = backend.createQueue();
-    lifecycle.add(
-      'queue',
-      async () => {
-        await untilSetUp(queue);
-        await queue.close();
-      },
-      { timeoutMs: 5_000 },
-    );
 
     const expectedMigrations = shippedMigrations(app.store);
     // /readyz: a list of named checks (readiness.ts); the worker's is added once it exists.
@@ -179,7 +154,6 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     const readiness = () => runReadiness(checks);
 
     metrics.setReadiness(readiness);
-    metrics.setQueueCounts(async () => ({ [QUEUE_NAME]: await queue.getJobCounts(...QUEUE_STATES) }));
     if (budget) metrics.setBudget(() => budget.snapshot());
     metrics.setQueueWatch(() => backend.watchReading());
     const server = await startHttpServer({
@@ -191,6 +165,36 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       webConfig: config.metricsWebConfig,
     });
     lifecycle.add('http server', () => server.close());
+
+    // Nothing goes to the queue backend before the server serves: a start refused for its port (or
+    // anything before it) leaves no heartbeat, no epoch and no queue keys behind, and `status` sees
+    // no service that never served.
+    // `status` reads it: which processes run, and since when none does.
+    const heartbeat = startHeartbeat({ backend, role });
+    lifecycle.add('heartbeat', () => heartbeat.stop(), { timeoutMs: 2_000 });
+    const epoch = watchEpoch({
+      backend,
+      prefix,
+      log,
+      onEmptied: async () => {
+        if (!budget) return;
+        const today = new Date(clock.now()).toISOString().slice(0, 10);
+        await budget.restoreDay(await sumComputeUnitsSince(app.store, `${today}T00:00:00.000Z`));
+      },
+      ...(options.redisCheckIntervalMs !== undefined && { intervalMs: options.redisCheckIntervalMs }),
+    });
+    lifecycle.add('queue epoch check', () => epoch.stop());
+
+    const queue = backend.createQueue();
+    lifecycle.add(
+      'queue',
+      async () => {
+        await untilSetUp(queue);
+        await queue.close();
+      },
+      { timeoutMs: 5_000 },
+    );
+    metrics.setQueueCounts(async () => ({ [QUEUE_NAME]: await queue.getJobCounts(...QUEUE_STATES) }));
 
     const worker = runsJobs
       ? createCollectorWorker({
@@ -225,6 +229,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         log,
         now: () => clock.now(),
         onSkippedSlot: observer.observeSkippedSlot,
+        needsFirstRun: (job) => job.needsFirstRun(config, app.store),
       });
       scheduler.start();
       // Enqueues still in flight when the backend is away would wait for it for ever: they are abandoned.

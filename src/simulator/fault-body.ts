@@ -84,6 +84,12 @@ export function spoilOneRecord(body: unknown, endpoint: FaultEndpoint): unknown 
     case 'pendingRewards':
       record['endTimestamp'] = 99_999_999_999;
       break;
+    case 'validatorCycles':
+      // Amounts that do not add up: gross ≠ withdrawn + compounded.
+      record['compoundedValidationReward'] = String(
+        BigInt(String(record['compoundedValidationReward'])) + 1n,
+      );
+      break;
     default: {
       const first = Object.keys(record)[0];
       if (first !== undefined) record[first] = wrongType(record[first]);
@@ -114,6 +120,7 @@ export function driftBody(body: unknown, endpoint: FaultEndpoint): unknown {
     if (endpoint === 'validators' || endpoint === 'validatorDetails')
       first['stakingType'] = 'simNewStakingType';
     if (typeof first['groupedBy'] === 'string') first['groupedBy'] = 'simNewGrouping';
+    if (endpoint === 'validatorCycles') first['outcome'] = 'simNewOutcome';
   }
   if (endpoint === 'transactions') {
     if (second) delete second['to'];

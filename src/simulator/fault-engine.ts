@@ -4,7 +4,7 @@
  * whatever the outcome, so a run replays identically for the same sequence of requests.
  */
 
-import type { EndpointFaults, FaultConfig, FaultEndpoint, FaultStep } from './faults.js';
+import type { EndpointFaults, FaultConfig, FaultEndpoint, FaultStep, SignatureStep } from './faults.js';
 import { hashString, mulberry32, type Rng } from './ids.js';
 
 export type FaultAction =
@@ -28,6 +28,8 @@ export interface FaultDecision {
 
 export interface FaultEngine {
   decide(endpoint: FaultEndpoint): FaultDecision;
+  /** The configured answer for the next request of this transaction's signature, if any. */
+  signatureAnswer(txHash: string): SignatureStep | undefined;
   replace(config: FaultConfig): void;
 }
 
@@ -43,6 +45,8 @@ const NO_FAULT: FaultDecision = { action: 'none', latencyMs: 0 };
 export function createFaultEngine(initial: FaultConfig | undefined, fallbackSeed: number): FaultEngine {
   let config: FaultConfig = initial ?? {};
   let states = new Map<FaultEndpoint, EndpointState>();
+  // Requests seen per configured txHash; only hashes of the configuration are counted (bounded).
+  let signatureCounts = new Map<string, number>();
 
   function settings(endpoint: FaultEndpoint): EndpointFaults {
     return { ...config.all, ...config.endpoints?.[endpoint] };
@@ -83,6 +87,15 @@ export function createFaultEngine(initial: FaultConfig | undefined, fallbackSeed
     replace(next) {
       config = next;
       states = new Map();
+      signatureCounts = new Map();
+    },
+    signatureAnswer(txHash) {
+      const steps =
+        config.signatures && Object.hasOwn(config.signatures, txHash) ? config.signatures[txHash] : undefined;
+      if (!steps || steps.length === 0) return undefined;
+      const seen = signatureCounts.get(txHash) ?? 0;
+      signatureCounts.set(txHash, seen + 1);
+      return steps[Math.min(seen, steps.length - 1)];
     },
     decide(endpoint) {
       const f = settings(endpoint);

@@ -14,6 +14,13 @@
  * }
  * ```
  *
+ * `signatures` answers the signature aggregator per transaction: `{ "<txHash>": [steps] }`, each step
+ * `{ status, message? }` (the API's JSON error body with that message), `{ status, text }` (a body that
+ * is not JSON) or `{ kind: "ok" }` (the signature). Successive requests for the hash take the steps in
+ * order and the last one stays: `[{ "status": 400, "message": "failed to connect to a threshold of
+ * stake" }, { "kind": "ok" }]` is below quorum once, then aggregated; `[{ "status": 400 }]` is refused
+ * forever. Other hashes are answered as usual.
+ *
  * `all` applies to every endpoint; an endpoint's own settings override it field by field (its `plan`
  * replaces the one of `all`, which each endpoint otherwise consumes on its own). Plan steps are
  * consumed in order by successive requests to the endpoint, before the rates apply. Rates are shares
@@ -66,8 +73,16 @@ export interface EndpointFaults {
   plan?: FaultStep[];
 }
 
+/** One answer of the signature aggregator for one transaction (see `FaultConfig.signatures`). */
+export type SignatureStep =
+  | { status: number; message?: string }
+  | { status: number; text: string }
+  | { kind: 'ok' };
+
 export interface FaultConfig {
   seed?: number;
+  /** Per-transaction answers of the signatures endpoint, by txHash; the last step stays. */
+  signatures?: Record<string, SignatureStep[]>;
   all?: EndpointFaults;
   endpoints?: Partial<Record<FaultEndpoint, EndpointFaults>>;
 }
@@ -114,8 +129,18 @@ const endpointFaultsSchema = z.strictObject({
 
 const faultEndpointNames = [...endpointNames, 'download'] as const;
 
+const signatureStepSchema = z.union(
+  [
+    z.strictObject({ status: z.number().int().min(400).max(599), message: z.string().optional() }),
+    z.strictObject({ status: z.number().int().min(400).max(599), text: z.string() }),
+    z.strictObject({ kind: z.literal('ok') }),
+  ],
+  { error: 'a signatures step is { status (400..599), message? }, { status, text } or { kind: ok }' },
+);
+
 export const faultConfigSchema = z.strictObject({
   seed: z.number().int().optional(),
+  signatures: z.record(z.string(), z.array(signatureStepSchema).min(1)).optional(),
   all: endpointFaultsSchema.optional(),
   endpoints: z.partialRecord(z.enum(faultEndpointNames), endpointFaultsSchema).optional(),
 });

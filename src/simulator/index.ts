@@ -9,7 +9,7 @@ import type { TierName } from '../upstream/endpoints.js';
 import { type ApiKeyConfig, createAuth } from './auth.js';
 import type { SimContext } from './context.js';
 import type { CsvColumnSpec, CsvDefect } from './csv.js';
-import { createAutoRenewedSource } from './data/auto-renewed.js';
+import { createAutoRenewedSource, withAutoRenewedValidations } from './data/auto-renewed.js';
 import { createRewardSource, isRewardKey } from './data/rewards.js';
 import { createSupplySource } from './data/supply.js';
 import { createTransactionSource, isTxPosition } from './data/transactions.js';
@@ -152,6 +152,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const settings = exportSettings(options.exports);
   const ttlMs = positive('pageTokenTtlMs', options.pageTokenTtlMs ?? 24 * HOUR_MS);
   let url = '';
+  const autoRenewed = createAutoRenewedSource({ seed, now: () => clock.now(), epochMs });
   const ctx: SimContext = {
     seed,
     clock,
@@ -170,14 +171,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     exportSettings: settings,
     txTokens: createTokenCodec({ seed, clock, ttlMs, isPosition: isTxPosition }),
     rewardTokens: createTokenCodec({ seed, clock, ttlMs, isPosition: isRewardKey }),
-    validators: createValidatorSource({
-      seed,
-      now: () => clock.now(),
-      epochMs,
-      shortNodes: options.validators?.shortNodes,
-    }),
+    // A node's auto-renewed positions (ACP-236, Fuji) are validations too, with their autoRenew.
+    validators: withAutoRenewedValidations(
+      createValidatorSource({
+        seed,
+        now: () => clock.now(),
+        epochMs,
+        shortNodes: options.validators?.shortNodes,
+      }),
+      autoRenewed,
+    ),
     validatorTokens: createTokenCodec({ seed, clock, ttlMs, isPosition: isTxPosition }),
-    autoRenewed: createAutoRenewedSource({ seed, now: () => clock.now(), epochMs }),
+    autoRenewed,
     publicUrl: () => (options.publicUrl ?? url).replace(/\/+$/, ''),
   };
   const faults = createFaultEngine(options.faults, seed);
@@ -256,7 +261,7 @@ export async function simulatorOptionsFromFlags(flags: {
   return options;
 }
 
-export type { EndpointFaults, FaultConfig, FaultEndpoint, FaultStep } from './faults.js';
+export type { EndpointFaults, FaultConfig, FaultEndpoint, FaultStep, SignatureStep } from './faults.js';
 export { loadFaultConfig, parseFaultConfig } from './faults.js';
 export type { ServedLog, SimRequestLog } from './logs.js';
 export type { GroundTruth } from './truth.js';

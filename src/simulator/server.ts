@@ -166,6 +166,21 @@ export function createSimServer(deps: SimServerDeps): SimServer {
         });
       }
     }
+    const perHash =
+      match.route === 'signatures' ? faults.signatureAnswer(match.params['txHash'] ?? '') : undefined;
+    if (perHash && 'status' in perHash) {
+      entry.fault = `hash:${perHash.status}`;
+      if (!('text' in perHash))
+        return sendError(perHash.status, perHash.message ?? reasonPhrase(perHash.status));
+      entry.status = perHash.status;
+      res.writeHead(perHash.status, {
+        ...(hadApiKey ? auth.headers(identity.account) : {}),
+        'content-type': 'text/plain; charset=utf-8',
+        'content-length': String(Buffer.byteLength(perHash.text)),
+      });
+      res.end(perHash.text);
+      return;
+    }
     if (rawBody === undefined) return sendError(413, 'Request body too large');
     let body: unknown;
     if (rawBody !== '') {

@@ -212,6 +212,33 @@ export const signatures = table(
 );
 
 /**
+ * Why a configured transaction has no stored signature yet, one row per (network, tx_hash) the
+ * aggregator did not sign: `outcome` `not_found` (404: asked again next run), `below_quorum` (the
+ * aggregator could not reach a threshold of stake: retried within the run, then after
+ * `next_attempt_at`) or `refused` (another 4xx: asked again after `next_attempt_at`, or at once when
+ * the job's configuration changes, `config_digest`). The row goes when the signature is stored.
+ */
+export const signatureAttempts = table(
+  'signature_attempts',
+  {
+    network: text('network').notNull(),
+    txHash: text('tx_hash').notNull(),
+    outcome: text('outcome').notNull(),
+    /** The HTTP status of the last answer. */
+    status: int32('status').notNull(),
+    /** The API's message, control characters shown and cut to a bounded length. */
+    message: text('message').notNull(),
+    /** Runs in a row that ended with this hash unsigned. */
+    failures: int32('failures').notNull(),
+    firstFailedAt: timestamp('first_failed_at').notNull(),
+    lastAttemptAt: timestamp('last_attempt_at').notNull(),
+    nextAttemptAt: timestamp('next_attempt_at').notNull(),
+    configDigest: text('config_digest').notNull(),
+  },
+  (t) => [primaryKey(t.network, t.txHash)],
+);
+
+/**
  * One row per validation of GET /v1/networks/{network}/validators/{nodeId}: a node's past, active and
  * pending validations, on the Primary Network (`primary_network` = 1) and other subnets. Keyed on
  * (network, node_id, tx_hash), the staking transaction. A completed (or removed) validation is final:
@@ -320,6 +347,49 @@ export const pendingRewards = table(
     lastSeenAt: timestamp('last_seen_at').notNull(),
   },
   (t) => [primaryKey(t.network, t.txHash, t.rewardType), index('pending_rewards_node_idx').on(t.nodeId)],
+);
+
+/**
+ * One row per settled cycle of an ACP-236 auto-renewed validation, from GET
+ * /v1/networks/{network}/validators/{nodeId}/cycles (the rewards job, for every configured node id
+ * with an auto-renewed validation). Keyed on (network, staking_tx_hash, cycle_index): a cycle index is
+ * 1-based within its position, a node may have several positions. A settled cycle is final: read once.
+ * The compounded parts produce no UTXO, so they are in no `rewards` row: the reports add them as income
+ * ("compounded (restaked)") at `end_timestamp`. Amounts nAVAX, exact; times Unix seconds.
+ */
+export const cycles = table(
+  'cycles',
+  {
+    network: text('network').notNull(),
+    stakingTxHash: text('staking_tx_hash').notNull(),
+    cycleIndex: integer('cycle_index').notNull(),
+    nodeId: text('node_id').notNull(),
+    /** The transaction that settled the cycle (also the withdrawn parts' reward tx, when they paid). */
+    rewardTxHash: text('reward_tx_hash').notNull(),
+    startTimestamp: integer('start_timestamp').notNull(),
+    endTimestamp: integer('end_timestamp').notNull(),
+    weightAtCycleStart: decimal('weight_at_cycle_start').notNull(),
+    grossValidationReward: decimal('gross_validation_reward').notNull(),
+    withdrawnValidationReward: decimal('withdrawn_validation_reward').notNull(),
+    compoundedValidationReward: decimal('compounded_validation_reward').notNull(),
+    grossDelegateeReward: decimal('gross_delegatee_reward').notNull(),
+    withdrawnDelegateeReward: decimal('withdrawn_delegatee_reward').notNull(),
+    compoundedDelegateeReward: decimal('compounded_delegatee_reward').notNull(),
+    /** 0..100, the share in effect during the cycle. */
+    autoCompoundSharePercent: real('auto_compound_share_percent').notNull(),
+    /** `renewed`, `exited`, `aborted` (or a value a later API sent, stored as sent). */
+    outcome: text('outcome').notNull(),
+    delegatorCount: integer('delegator_count').notNull(),
+    amountDelegated: decimal('amount_delegated').notNull(),
+    firstSeenAt: timestamp('first_seen_at').notNull(),
+    lastSeenAt: timestamp('last_seen_at').notNull(),
+  },
+  (t) => [
+    primaryKey(t.network, t.stakingTxHash, t.cycleIndex),
+    // A node's cycles (the job's "what is settled", the reports by node) and a year's cycles.
+    index('cycles_node_idx').on(t.nodeId, t.endTimestamp),
+    index('cycles_end_timestamp_idx').on(t.endTimestamp),
+  ],
 );
 
 /**

@@ -1,4 +1,5 @@
 import type { Operation } from '../upstream/index.js';
+import { failRunIfRunning } from './runs.js';
 import { exportClaims, exportFiles, exportOperations } from './schema.js';
 import type { Sql } from './sql.js';
 import { selectList } from './tables.js';
@@ -318,6 +319,8 @@ export interface LoadStart {
   failed: boolean;
   /** The run that started the previous load and never ended it, if any. */
   interruptedRun: number | null;
+  /** That run was still `running` and is now failed with the `interrupted` error given. */
+  interruptedMarked: boolean;
   /** Loads started without an end before this one. */
   starts: number;
 }
@@ -326,13 +329,16 @@ export interface LoadStart {
  * Counts a load's start before it begins, committed on its own: a process that dies in a load (out
  * of memory on a hostile file) leaves it counted, and its run named. After `maxStarts` starts that
  * never ended, the file is `failed` instead of loaded once more (and killed once more, for ever).
- * The run that left the previous start is returned so the caller can mark it interrupted.
+ * The run that left the previous start (another run than `runId`, still `running`) is failed with
+ * `interrupted.error` in the same transaction: a process that dies right after counting its own
+ * start still leaves the previous run marked (two steps, that run stayed `running` for ever).
  */
 export async function startExportLoad(
   sql: Sql,
   operationId: string,
   runId: number | undefined,
   maxStarts: number,
+  interrupted: { at: string; error: string },
 ): Promise<LoadStart> {
   return sql.transaction(
     async (tx) => {
@@ -342,6 +348,10 @@ export async function startExportLoad(
       );
       const starts = Number(row?.starts ?? 0);
       const interruptedRun = row?.runId === null || row?.runId === undefined ? null : Number(row.runId);
+      const interruptedMarked =
+        interruptedRun !== null &&
+        interruptedRun !== runId &&
+        (await failRunIfRunning(tx, interruptedRun, interrupted.at, interrupted.error)) > 0;
       if (starts >= maxStarts) {
         await tx.run(
           `UPDATE export_files SET load_status = 'failed', load_run_id = NULL, load_error = ?
@@ -351,13 +361,13 @@ export async function startExportLoad(
             operationId,
           ],
         );
-        return { failed: true, interruptedRun, starts };
+        return { failed: true, interruptedRun, interruptedMarked, starts };
       }
       await tx.run(
         'UPDATE export_files SET load_starts = load_starts + 1, load_run_id = ? WHERE operation_id = ?',
         [runId ?? null, operationId],
       );
-      return { failed: false, interruptedRun, starts };
+      return { failed: false, interruptedRun, interruptedMarked, starts };
     },
     { lock: `export-load:${operationId}` },
   );

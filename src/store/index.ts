@@ -1,3 +1,4 @@
+export * from './cycles.js';
 export { DatabaseOpenError, DatabaseWriteError, diskFullError } from './errors.js';
 export * from './exported-transactions.js';
 export * from './exports.js';
@@ -15,6 +16,7 @@ export * from './rewards.js';
 export * from './row-sizes.js';
 export * from './runs.js';
 export * as tables from './schema.js';
+export * from './signature-attempts.js';
 export * from './signatures.js';
 export type {
   Dialect,

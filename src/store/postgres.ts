@@ -86,6 +86,10 @@ export async function openPostgresStore(
   });
   // An idle client whose server went away emits here; unhandled, it would crash the process.
   pool.on('error', (err) => options.onIdleError?.(err));
+  // A client dropped while checked out, between two statements of a transaction, emits on itself,
+  // which the pool does not hear (it listens to idle clients only): unheard, the process would end
+  // (exit 1 mid-shutdown). The statement in flight, or the next, fails with it; the pool drops the client.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   try {
     if (options.migrate ?? true) await migrateLocked(pool, location, options.onMigrations);
     else await pool.query('SELECT 1');

@@ -2,7 +2,10 @@
  * Records set aside (`rejected_records`) and the drift seen (`upstream_drift`): written in the
  * transaction of the page they came with, so a page, its cursor and what was set aside from it
  * commit together. A record seen again updates its row and counts in `times_seen`: each record is
- * new once (one log line, one count of `glacier_records_rejected_total`).
+ * new once (one count of `glacier_records_rejected_total`). A record without a readable key is named
+ * by the hash of its known fields (its unknown ones left out), so it is one row however often it is
+ * seen. A run keeps at most `setAside.maxRecordsPerRun` new records and `maxBytesPerRun` bytes of
+ * their JSON (its `SetAsideRoom`); beyond, a new record is counted as dropped, not kept.
  */
 import { createHash } from 'node:crypto';
 import { stringify } from 'lossless-json';
@@ -44,11 +47,24 @@ export interface SetAsideRecord {
 export interface RecordedFindings {
   /** Records set aside for the first time (not those seen again). */
   newRecords: SetAsideRecord[];
+  /** Their bytes of raw JSON kept. */
+  newBytes: number;
+  /** Records new to the table that the run's room could not take: counted, not kept. */
+  dropped: number;
   /** Drift names seen for the first time, per endpoint. */
   newDrift: (DriftName & { endpoint: string })[];
 }
 
-export const NOTHING_RECORDED: RecordedFindings = { newRecords: [], newDrift: [] };
+export const NOTHING_RECORDED: RecordedFindings = { newRecords: [], newBytes: 0, dropped: 0, newDrift: [] };
+
+/** What a run may still set aside: new records, and bytes of their raw JSON. */
+export interface SetAsideRoom {
+  records: number;
+  bytes: number;
+}
+
+/** The default cap of a run (`setAside` in the config file), for callers without a config. */
+export const DEFAULT_SET_ASIDE_ROOM: Readonly<SetAsideRoom> = { records: 100, bytes: 1024 * 1024 };
 
 /** At most `max` bytes of `text`'s UTF-8, cut on a character boundary. */
 function cutUtf8(text: string, max: number): string {
@@ -74,29 +90,64 @@ export function boundedRaw(
     : { raw: json, rawBytes, rawCut: 0, digest };
 }
 
-/** The row's id: the natural key (with its prefix) when it was readable (a long one hashed), else the raw record's digest. */
-export function recordIdOf(key: string | undefined, prefix: string, rawDigest: string): string {
-  if (key === undefined) return `sha256:${rawDigest}`;
+/**
+ * The row's id: the natural key (with its prefix) when it was readable (a long one hashed), else the
+ * digest of what names the record (`nameDigest`).
+ */
+export function recordIdOf(key: string | undefined, prefix: string, nameDigest: string): string {
+  if (key === undefined) return `sha256:${nameDigest}`;
   const id = `${prefix}${key}`;
   return id.length <= MAX_KEY_LENGTH ? id : `sha256:${createHash('sha256').update(id).digest('hex')}`;
 }
 
 /**
+ * The digest naming a record without a key: its known fields (`stable`, unknown ones left out) and
+ * the prefix of its source (a signature's network and transaction), scrubbed as its raw JSON is.
+ */
+function nameDigest(
+  r: Findings['rejected'][number],
+  prefix: string,
+  scrub: (text: string) => string,
+  rawDigest: string,
+): string {
+  if (r.stable === undefined) return rawDigest;
+  const json = scrub(stringify(r.stable) ?? 'null');
+  return createHash('sha256').update(`${prefix}\n${json}`).digest('hex');
+}
+
+/**
  * Writes what a page's checks found, through `sql` (the page's transaction): each record set aside
- * (upserted on its id), and each drift name (the first 50 of its endpoint; `(more)` for the rest).
- * Returns what is new, for the caller to log and count once the transaction committed.
+ * (upserted on its id) while `room` lasts, a record already kept seen again whatever the room, and
+ * each drift name (the first 50 of its endpoint; `(more)` for the rest). Returns what is new and
+ * what was dropped, for the caller to log, count and take from its room once the transaction
+ * committed.
  */
 export async function recordFindings(
   sql: Sql,
   findings: Findings | undefined,
   source: FindingsSource,
+  room: Readonly<SetAsideRoom> = DEFAULT_SET_ASIDE_ROOM,
 ): Promise<RecordedFindings> {
   if (!findings) return NOTHING_RECORDED;
   const scrub = source.scrub ?? ((t: string) => t);
   const newRecords: SetAsideRecord[] = [];
+  let newBytes = 0;
+  let dropped = 0;
   for (const r of findings.rejected) {
     const bounded = boundedRaw(r.raw, scrub);
-    const recordId = recordIdOf(r.key, source.keyPrefix ?? '', bounded.digest);
+    const prefix = source.keyPrefix ?? '';
+    const recordId = recordIdOf(r.key, prefix, nameDigest(r, prefix, scrub, bounded.digest));
+    const keptBytes = Buffer.byteLength(bounded.raw, 'utf8');
+    if (newRecords.length >= room.records || newBytes + keptBytes > room.bytes) {
+      // No room for a new record: one already kept is seen again, another is counted only.
+      const seen = await sql.get<{ timesSeen: number }>(
+        `UPDATE rejected_records SET last_seen_at = ?, times_seen = times_seen + 1
+         WHERE job = ? AND record_id = ? RETURNING times_seen AS "timesSeen"`,
+        [source.at, source.job, recordId],
+      );
+      if (!seen) dropped++;
+      continue;
+    }
     // Readable: kept (cut at 512 characters; a longer one's id is its hash).
     const naturalKey =
       r.key === undefined ? null : `${source.keyPrefix ?? ''}${r.key}`.slice(0, MAX_KEY_LENGTH);
@@ -130,6 +181,7 @@ export async function recordFindings(
       ],
     );
     if (Number(row?.timesSeen) === 1) {
+      newBytes += keptBytes;
       newRecords.push({
         job: source.job,
         scope: source.scope,
@@ -142,7 +194,7 @@ export async function recordFindings(
     }
   }
   const newDrift = await recordDrift(sql, findings.endpoint, findings.drift, source.at);
-  return { newRecords, newDrift };
+  return { newRecords, newBytes, dropped, newDrift };
 }
 
 /** Upserts drift names of one endpoint; returns those seen for the first time. */

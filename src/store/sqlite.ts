@@ -59,6 +59,9 @@ export const SQLITE_CACHE_KIB = 2_000;
  * half as much again as the rows; a single-row statement needs none, and the per-call cost of
  * better-sqlite3 (about a microsecond) is far below the write itself.
  */
+/** What `tableSizes` maps of the file: SQLite's own ceiling (SQLITE_MAX_MMAP_SIZE of better-sqlite3's build). */
+const DBSTAT_MMAP_BYTES = 0x7fff0000;
+
 export function openSqliteStore(path: string, options: OpenSqliteOptions = {}): Store {
   let db: Database.Database;
   try {
@@ -168,14 +171,24 @@ export function openSqliteStore(path: string, options: OpenSqliteOptions = {}): 
       hasTable: async (name) =>
         (await self.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name])) !==
         undefined,
-      // The dbstat table reads every page: `status` only, never a scrape; empty without it.
+      // The dbstat table reads every page: `status` only, never a scrape; empty without it. Its
+      // aggregate form (`dbstat('main', 1)`: a row per table or index, the same sums) is a third of
+      // the time of a row per page, and reading the pages through a memory map (for this statement
+      // only) halves what is left: no read call and no copy per page.
       tableSizes: async () => {
         const sizes = new Map<string, number>();
         try {
-          const rows = await self.all<{ name: string; bytes: number }>(
-            `SELECT coalesce(m.tbl_name, d.name) AS name, sum(d.pgsize) AS bytes
-             FROM dbstat d LEFT JOIN sqlite_master m ON m.name = d.name GROUP BY 1`,
-          );
+          const rows = await when(() => {
+            db.pragma(`mmap_size = ${DBSTAT_MMAP_BYTES}`);
+            try {
+              return direct.all<{ name: string; bytes: number }>(
+                `SELECT coalesce(m.tbl_name, d.name) AS name, sum(d.pgsize) AS bytes
+                 FROM dbstat('main', 1) d LEFT JOIN sqlite_master m ON m.name = d.name GROUP BY 1`,
+              );
+            } finally {
+              db.pragma('mmap_size = 0');
+            }
+          });
           for (const r of rows) sizes.set(r.name, Number(r.bytes));
         } catch {
           // The SQLite library was built without dbstat.

@@ -8,12 +8,22 @@ export function schemaTables(): SQLiteTable[] {
   return Object.values(schema);
 }
 
-/** Rows per table (a full count: neither database keeps an exact row count). */
+/**
+ * The tables whose rows the store counts as it writes them (description.ts's summaries, exact: kept in
+ * the same transaction as the rows, by the writer or the triggers of *_metrics_summaries.sql): their
+ * count is a few rows of the summary, not a COUNT(*) over millions. A reward counts once for its node id.
+ */
+const KEPT_COUNTS: Record<string, string> = {
+  transactions: 'SELECT coalesce(sum(transactions), 0) AS n FROM transaction_summaries',
+  rewards: "SELECT coalesce(sum(rewards), 0) AS n FROM reward_summaries WHERE subject_kind = 'node_id'",
+};
+
+/** Rows per table: the counts kept for the big tables, a full count of the others. */
 export async function countRowsPerTable(sql: Sql): Promise<{ table: string; rows: number }[]> {
   const out: { table: string; rows: number }[] = [];
   for (const table of schemaTables()) {
     const name = getTableName(table);
-    const row = await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM "${name}"`);
+    const row = await sql.get<{ n: number }>(KEPT_COUNTS[name] ?? `SELECT COUNT(*) AS n FROM "${name}"`);
     out.push({ table: name, rows: Number(row?.n ?? 0) });
   }
   return out;

@@ -1,11 +1,42 @@
+import { channel } from 'node:diagnostics_channel';
 import type { FindingsWhere, JobContext } from '../kernel/job.js';
 import { advanceCursor, cursorLock, readCursor, type Sql } from '../store/index.js';
 import { UpstreamHttpError } from '../upstream/errors.js';
 import type { Page } from '../upstream/index.js';
-import { nextRequestSent } from '../upstream/request-sent.js';
 
 /** How long a prefetch's request may take to reach the wire before the page's write starts anyway. */
 const PREFETCH_SEND_WAIT_MS = 20;
+
+/**
+ * undici publishes here as it writes a request's headers to the socket: Node's diagnostics channel,
+ * read without importing undici (`status` reads this walk's cursors without loading the HTTP client).
+ */
+const sendHeaders = channel('undici:client:sendHeaders');
+
+/**
+ * A promise that resolves when undici next writes a request to a socket, or after `maxMs`
+ * (a budget wait, a connection being opened) or when `stop` settles, whichever comes first. Listen
+ * before starting the request. What it is for: a prefetch waits for its request to be on the
+ * wire before the synchronous SQLite write of the current page takes the event loop; one turn of
+ * the loop is not always enough, as the request passes through the budget and the retry policy.
+ * Another request sent meanwhile (another job's) ends the wait early: the write then starts as
+ * it would without it.
+ */
+function nextRequestSent(maxMs: number): { sent: Promise<void>; stop: () => void } {
+  let done: () => void = () => undefined;
+  const sent = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  const onSend = () => finish();
+  const timer = setTimeout(() => finish(), maxMs);
+  function finish() {
+    clearTimeout(timer);
+    sendHeaders.unsubscribe(onSend);
+    done();
+  }
+  sendHeaders.subscribe(onSend);
+  return { sent, stop: finish };
+}
 
 /**
  * Incremental collection of a list the API serves newest first (latest transactions, rewards by

@@ -73,3 +73,9 @@ export function rewardStreams(
     scope: batchScope(payload.network, payload.currency, q.kind, q.ids),
   }));
 }
+
+/**
+ * Pages of one node a run at most: 300 cycles (years of them), a longer first read going on from its
+ * cursor on the next run; what the job's declared worst case counts.
+ */
+export const CYCLES_MAX_PAGES = 3;

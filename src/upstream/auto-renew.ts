@@ -151,3 +151,22 @@ export function cycleMismatch(c: AutoRenewedCycle): string | undefined {
   }
   return problems.length ? problems.join('; ') : undefined;
 }
+
+/**
+ * A settled cycle as the collector takes it: its shape, and its amounts adding up (a cycle whose
+ * `gross ≠ withdrawn + compounded` is set aside, the fields named, the rest of the page goes on).
+ */
+export const settledCycleSchema = autoRenewedCycleSchema.superRefine((c, ctx) => {
+  for (const part of ['Validation', 'Delegatee'] as const) {
+    const gross = BigInt(c[`gross${part}Reward`]);
+    const withdrawn = BigInt(c[`withdrawn${part}Reward`]);
+    const compounded = BigInt(c[`compounded${part}Reward`]);
+    if (gross !== withdrawn + compounded) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [`gross${part}Reward`],
+        message: `gross${part}Reward ${gross} ≠ withdrawn${part}Reward ${withdrawn} + compounded${part}Reward ${compounded}`,
+      });
+    }
+  }
+});

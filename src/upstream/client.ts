@@ -9,6 +9,11 @@ import * as z from 'zod';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
 import { abortableSleep } from '../runtime/sleep.js';
+import {
+  type AutoRenewedCycle,
+  type CurrentAutoRenewedCycle,
+  listCyclesEnvelopeSchema,
+} from './auto-renew.js';
 import { clientDefaults, isHeaderSafe } from './defaults.js';
 import { type Currency, type EndpointName, endpoints, type Network, pathOf } from './endpoints.js';
 import type {
@@ -149,6 +154,23 @@ export interface ListPendingRewardsParams {
   pageToken?: string | undefined;
 }
 
+/** GET /v1/networks/{network}/validators/{nodeId}/cycles (ACP-236; src/upstream/auto-renew.ts). */
+export interface ListValidatorCyclesParams {
+  network: Network;
+  nodeId: string;
+  /** One position only: its AddAutoRenewedValidatorTx. */
+  txHash?: string | undefined;
+  sortOrder?: SortOrder | undefined;
+  /** 1..100, default 10 upstream. */
+  pageSize?: number | undefined;
+  pageToken?: string | undefined;
+}
+
+/** A page of settled cycles; the cycle in flight (first page only) beside them. */
+export interface CyclesPage extends Page<AutoRenewedCycle> {
+  currentCycle?: CurrentAutoRenewedCycle | undefined;
+}
+
 /** Timestamps are Unix seconds, rounded down to 00:00 UTC by the upstream. */
 export interface ApiUsageMetricsParams {
   orgId?: string | undefined;
@@ -219,6 +241,11 @@ export interface DataApiClient {
   listValidatorDetails(p: ListValidatorDetailsParams, o?: CallOptions): Promise<Page<Validator>>;
   /** GET /v1/networks/{network}/rewards:listPending (100 CU). */
   listPendingRewards(p: ListPendingRewardsParams, o?: CallOptions): Promise<Page<PendingReward>>;
+  /**
+   * GET /v1/networks/{network}/validators/{nodeId}/cycles (ACP-236, cost unpublished: counted as 20 CU):
+   * settled cycles record by record (one that does not add up set aside), `currentCycle` on the first page.
+   */
+  listValidatorCycles(p: ListValidatorCyclesParams, o?: CallOptions): Promise<CyclesPage>;
   /**
    * A view of this client whose calls also count into `meter` and abort with `signal` (one per job run).
    * The view's `meter` is that meter (a fresh one if none is given); the parent's meters keep counting.
@@ -495,6 +522,25 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
           ctx(o),
         );
         return pageOf('pendingRewards', listPendingRewardsEnvelopeSchema, res, res.pendingRewards);
+      },
+
+      async listValidatorCycles(p, o) {
+        const res = await send(
+          {
+            endpoint: 'validatorCycles',
+            params: { network: p.network, nodeId: p.nodeId },
+            query: {
+              txHash: p.txHash,
+              sortOrder: p.sortOrder,
+              pageSize: p.pageSize,
+              pageToken: p.pageToken,
+            },
+            schema: listCyclesEnvelopeSchema,
+          },
+          ctx(o),
+        );
+        const page = pageOf<AutoRenewedCycle>('validatorCycles', listCyclesEnvelopeSchema, res, res.cycles);
+        return res.currentCycle ? { ...page, currentCycle: res.currentCycle } : page;
       },
 
       scoped(s) {

@@ -15,7 +15,7 @@ export interface UpstreamErrorContext {
 }
 
 /** What the upstream said, as an error may quote it: a short excerpt, its control characters shown. */
-function upstreamMessage(body: ErrorBody | string | undefined): string | undefined {
+export function upstreamMessage(body: ErrorBody | string | undefined): string | undefined {
   if (body === undefined) return undefined;
   const text =
     typeof body === 'string' ? body : Array.isArray(body.message) ? body.message.join('; ') : body.message;

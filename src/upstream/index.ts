@@ -1,4 +1,6 @@
 /** The upstream Data API client: the public surface for jobs, the CLI and tests. */
+
+export * from './auto-renew.js';
 export {
   type ApiUsageMetricsParams,
   type CallOptions,
@@ -24,6 +26,7 @@ export {
   UpstreamHttpError,
   UpstreamNetworkError,
   UpstreamResponseError,
+  upstreamMessage,
 } from './errors.js';
 export * from './fields.js';
 export {
@@ -49,7 +52,6 @@ export {
   recheckRecord,
   recordSpecs,
 } from './records.js';
-export { nextRequestSent } from './request-sent.js';
 export {
   defaultRetryPolicy,
   hintedDelayMs,

@@ -18,6 +18,7 @@
  */
 import * as z from 'zod';
 import { excerpt } from '../escape/excerpt.js';
+import { settledCycleSchema } from './auto-renew.js';
 import type { EndpointName } from './endpoints.js';
 import { openEnums } from './enums.js';
 import { BOUND } from './fields.js';
@@ -50,6 +51,11 @@ export interface RejectedRecord {
   problems: string;
   /** The record's natural key within its answer, when the fields that make it are valid. */
   key: string | undefined;
+  /**
+   * Without a key: the record without the fields its schema does not list (`knownPart`), what names
+   * it, so that a record seen again with other unknown fields is the same row.
+   */
+  stable?: unknown;
 }
 
 /** Where findings come from: an API endpoint, or the rows of a downloaded export file. */
@@ -128,6 +134,16 @@ export const recordSpecs = {
     },
     path: 'pendingRewards[]',
   },
+  /** A settled auto-renewed cycle (ACP-236): one per (staking tx, cycle index) on its network. */
+  validatorCycles: {
+    schema: settledCycleSchema,
+    key: (raw) => {
+      const tx = valid(cb58Id, field(raw, 'stakingTxHash'));
+      const index = field(raw, 'cycleIndex');
+      return tx && Number.isSafeInteger(index) ? `${tx}:${index}` : undefined;
+    },
+    path: 'cycles[]',
+  },
 } satisfies Partial<Record<EndpointName, RecordSpec<unknown>>>;
 
 export type RecordEndpoint = keyof typeof recordSpecs;
@@ -159,6 +175,7 @@ function usageSpec<V extends typeof usageMetricsValueSchema | typeof rpcUsageMet
 
 /** The failing record's reason, fields and problems, from its schema issues. */
 function rejection(
+  schema: z.ZodType,
   raw: unknown,
   issues: readonly z.core.$ZodIssue[],
   key: string | undefined,
@@ -173,6 +190,7 @@ function rejection(
     fields: fields.slice(0, MAX_FIELDS),
     problems: summarizeIssues(issues),
     key,
+    ...(key === undefined && { stable: knownPart(schema, raw) }),
   };
 }
 
@@ -182,7 +200,7 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; rejected: Rejecte
 export function checkRecord<T>(spec: RecordSpec<T>, raw: unknown): Checked<T> {
   const parsed = spec.schema.safeParse(raw);
   if (parsed.success) return { ok: true, value: parsed.data };
-  return { ok: false, rejected: rejection(raw, parsed.error.issues, spec.key(raw)) };
+  return { ok: false, rejected: rejection(spec.schema, raw, parsed.error.issues, spec.key(raw)) };
 }
 
 /** The records of a list: those that pass, those set aside; drift of every record into `drift`. */
@@ -334,6 +352,27 @@ function shapeOf(schema: z.ZodType): Shape {
     );
   } else if (core instanceof z.ZodArray) shape.element = shapeOf(core.element as z.ZodType);
   return shape;
+}
+
+/**
+ * `value` without the fields `schema` does not list, at any depth, each object's fields in the
+ * schema's order: what stays of a record whatever drift it carries (and in whatever order).
+ */
+export function knownPart(schema: z.ZodType, value: unknown): unknown {
+  return strip(shapeOf(schema), value);
+}
+
+function strip(shape: Shape, value: unknown): unknown {
+  if (shape.fields && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, field] of shape.fields) {
+      if (Object.hasOwn(value, key)) out[key] = strip(field, (value as Record<string, unknown>)[key]);
+    }
+    return out;
+  }
+  const element = shape.element;
+  if (element && Array.isArray(value)) return value.map((item) => strip(element, item));
+  return value;
 }
 
 /** Adds to `out` every field and open-enum value of `value` that `schema` does not list. */

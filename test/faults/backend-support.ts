@@ -28,6 +28,14 @@ export async function fill(redis: Redis): Promise<string[]> {
   return keys;
 }
 
+/** Redis's `used_memory` (INFO memory), in bytes. */
+export async function usedMemory(redis: Redis): Promise<number> {
+  const info = await redis.info('memory');
+  const used = /^used_memory:(\d+)/m.exec(info)?.[1];
+  if (!used) throw new Error(`no used_memory in INFO memory: ${info.slice(0, 200)}`);
+  return Number(used);
+}
+
 /** User and system CPU seconds of a process so far (Linux's /proc, in clock ticks of 1/100 s). */
 export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../src/kernel/index.js';
 import { createManualClock } from '../../src/runtime/clock.js';
 import { type ServiceHarness, serviceHarness, waitFor } from '../support/service.js';
-import { API_KEY, integrityCheck, onPostgres, query, T0, tryMount } from './support.js';
+import { API_KEY, integrityCheck, query, T0, tryMount } from './support.js';
 
 /**
  * The disk fills while `start` runs (SQLite on a small tmpfs; mounting needs root, without it the
@@ -24,7 +24,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-describe.skipIf(onPostgres)('disk full under the service (SQLite)', () => {
+describe('disk full under the service (SQLite)', () => {
   it('runs fail clearly, /readyz says why, and collection resumes by itself once space is freed', async (ctx) => {
     h = await serviceHarness({
       sim: {

@@ -7,7 +7,6 @@ import { runCli } from '../support/cli.js';
 import {
   cliEnv,
   integrityCheck,
-  onPostgres,
   query,
   startFaultSimulator,
   T0,
@@ -24,7 +23,7 @@ import {
  */
 const TOTAL_TX = 3_000;
 
-describe.skipIf(onPostgres)('disk full during ingest (SQLite: the database file on a full disk)', () => {
+describe('disk full during ingest (SQLite: the database file on a full disk)', () => {
   let sim: SimulatorHandle;
   let ws: Workspace;
   let mountDir: string;

@@ -9,7 +9,6 @@ import { existsSync, readdirSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jobs as allJobs } from '../../jobs/index.js';
 import { demoAddress, demoCb58 } from '../../src/commands/demo-config.js';
@@ -23,11 +22,11 @@ import { collectStatus, formatStatus } from '../../src/report/status.js';
 import { createManualClock, type ManualClock } from '../../src/runtime/clock.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { formatTable } from '../../src/terminal/text-table.js';
-import { createDataApiClient } from '../../src/upstream/index.js';
 import { configOf, evmExportPayload, T0 } from '../support/collector.js';
 import { runExports, type TestExportsPayload } from '../support/exports.js';
 import {
   type HostileApi,
+  hostileClient,
   operation,
   type Routes,
   startDownloadHost,
@@ -67,16 +66,8 @@ async function rig(routes: Routes, payload: Partial<TestExportsPayload> = {}): P
   cleanups.push(api.close);
   const db = await testStore();
   cleanups.push(db.cleanup);
-  const dispatcher = new Agent({ keepAliveTimeout: 1_000 });
-  cleanups.push(() => dispatcher.destroy());
   const clock = createManualClock(T0);
-  const client = createDataApiClient({
-    baseUrl: api.url,
-    apiKey: API_KEY,
-    clock,
-    dispatcher,
-    sleep: async () => undefined,
-  });
+  const client = hostileClient(api, API_KEY, clock, cleanups);
   const { log, text: logs } = captureLog('debug');
   const directory = join(db.dir, 'exports');
   const full = { ...evmExportPayload(directory), ...payload };

@@ -68,6 +68,7 @@ beforeAll(async () => {
     const r = await runCli(['run', job], env({ DATABASE_PATH: sourcePath }));
     expect(r.code, r.stdout + r.stderr).toBe(0);
   }
+  expect(await countRows(sourcePath, 'supply_snapshots')).toBeGreaterThan(0);
   expect(await countRows(sourcePath, 'transactions')).toBeGreaterThan(0);
   expect(await countRows(sourcePath, 'sync_state')).toBeGreaterThan(0);
 }, 120_000);
@@ -106,6 +107,7 @@ describe('migrate-store killed mid-copy (D13)', () => {
       await locker.query('BEGIN');
       // Writes wait, reads do not (the copy's look for rows reads every table).
       await locker.query(`LOCK TABLE ${schema}.transactions IN EXCLUSIVE MODE`);
+      const lockerPid = (await locker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       const copy = spawnCli(
         ['migrate-store', '--from', sourcePath, '--to', target, '--batch-size', '50'],
         {},
@@ -115,9 +117,11 @@ describe('migrate-store killed mid-copy (D13)', () => {
           'the copy to wait on the locked transactions table',
           async () => {
             // Another session: pg_stat_activity is a snapshot per transaction, and the locker's stays open.
+            // Blocked by this locker: other test files' sessions wait on locks of their own schemas.
             const { rows } = await withPostgres((c) =>
               c.query<{ n: string }>(
-                `SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'insert into "transactions"%'`,
+                `SELECT count(*) AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid)) AND query ILIKE 'insert into "transactions"%'`,
+                [lockerPid],
               ),
             );
             return Number(rows[0]!.n) > 0 || undefined;

@@ -16,7 +16,7 @@ import type { SimulatorHandle } from '../../src/simulator/index.js';
 import { type CliProcess, spawnCli } from '../support/cli.js';
 import { openTestQueue, queueEnv, removeQueue } from '../support/queue.js';
 import { waitFor } from '../support/service.js';
-import { cliEnv, onPostgres, query, startFaultSimulator, T0, type Workspace, workspace } from './support.js';
+import { cliEnv, query, startFaultSimulator, T0, type Workspace, workspace } from './support.js';
 
 const TOTAL_TX = 2_000;
 const addresses = Array.from({ length: 8 }, (_, i) => demoAddress(`multi-host-${i}`));
@@ -32,7 +32,6 @@ let queue: CollectorQueue;
 const processes: CliProcess[] = [];
 
 beforeAll(async () => {
-  if (!onPostgres) return;
   // A frozen clock: the lists are fixed, so the ground truth is the whole list. Latency stretches a
   // transactions run over a few seconds, so the kill lands inside it.
   sim = await startFaultSimulator({
@@ -98,7 +97,7 @@ async function workerRunning(job: string, workers: CliProcess[]): Promise<CliPro
   );
 }
 
-describe.skipIf(!onPostgres)('one scheduler and three workers on one database', () => {
+describe('one scheduler and three workers on one database', () => {
   it('a worker killed with -9 mid-job: the database equals the ground truth, every slot succeeded once', async () => {
     const workers = [start('worker'), start('worker'), start('worker')];
     for (const w of workers) await w.waitForOutput(/glacier-collector started/, 60_000);

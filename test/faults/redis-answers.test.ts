@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type PrivateRedis, startPrivateRedis } from '../support/redis-server.js';
 import { type ServiceHarness, serviceHarness, waitFor } from '../support/service.js';
-import { cpuSeconds, fill, linesMatching, readyz } from './backend-support.js';
+import { cpuSeconds, fill, linesMatching, readyz, usedMemory } from './backend-support.js';
 import { query, sleep } from './support.js';
 
 let redis: PrivateRedis;
@@ -51,21 +51,25 @@ describe('Redis full (maxmemory, noeviction) under start', () => {
       )[0]!.n;
     await waitFor(async () => (await succeeded()) > 0, 60_000, 'a first run');
 
-    // Past maxmemory: values of 1 MiB until Redis refuses one (it checks memory before a command).
-    // The service's own keys (its heartbeat's TTL) may free a few bytes between the fill and the
-    // probe: fill again until a probe is refused too.
-    const filled = await fill(client);
-    for (let round = 0; ; round++) {
-      const refused = await client.set('glc-probe', '1').then(
-        () => false,
-        (err: Error) => /OOM/.test(err.message),
-      );
-      if (refused) break;
-      if (round >= 5) throw new Error('Redis took a write after every fill: is maxmemory set?');
-      filled.push('glc-probe', ...(await fill(client)));
-    }
-    const filledAt = Date.now();
+    // Past maxmemory: values of 1 MiB until Redis refuses one (it checks memory before a command),
+    // then maxmemory lowered to 4 MiB below the memory used at that moment. Filled to the limit
+    // alone, Redis sat a few bytes past it, and what the service frees meanwhile (its heartbeat's
+    // and readiness key's time to live, BullMQ deleting a finished job: deletes are taken when
+    // full) brought it back under: writes taken again and no fault line (3 of 4 runs beside
+    // another file, whose load makes the service's writes land between the fill and the probe).
+    // The service's own keys are a few KiB: 4 MiB is a margin it cannot free.
+    // The output from before the fill on: Redis refuses the service's writes already while the fill
+    // goes on, and the fault's first line (then one a minute) may come before the fill ends.
     const outputAtFill = proc.output().length;
+    const filled = await fill(client);
+    const used = await usedMemory(client);
+    await client.config('SET', 'maxmemory', String(used - 4 * 1024 * 1024));
+    const refused = await client.set('glc-probe', '1').then(
+      () => false,
+      (err: Error) => /OOM/.test(err.message),
+    );
+    if (!refused) throw new Error('Redis took a write below its maxmemory: is the policy noeviction?');
+    const filledAt = Date.now();
 
     await waitFor(
       async () => {
@@ -92,6 +96,7 @@ describe('Redis full (maxmemory, noeviction) under start', () => {
     expect(faultLines.length).toBeLessThanOrEqual(4);
 
     const runsBefore = await succeeded();
+    // Freeing the fill (16 MiB) brings used memory well under the lowered limit.
     await client.del(...filled);
     const freedAt = Date.now();
     await waitFor(async () => (await succeeded()) > runsBefore, 60_000, 'a run after memory was freed');

@@ -135,7 +135,7 @@ describe('shutdown always ends', () => {
       await sleep(500);
       p.child.kill('SIGTERM');
       const code = await p.exited;
-      expect([0, EXIT_ABANDONED]).toContain(code);
+      expect([0, EXIT_ABANDONED], p.output()).toContain(code);
       // Back up: every page committed is whole (a page and its cursor commit together).
       pg.start();
       const [cursor] = await queryAt<{ n: number }>(pg.url, 'SELECT count(*) AS n FROM sync_state');

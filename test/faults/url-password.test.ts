@@ -7,7 +7,7 @@ import { queueSchema } from '../../src/config/queue.js';
 import type { SimulatorHandle } from '../../src/simulator/index.js';
 import { runCli, spawnCli, stopCli } from '../support/cli.js';
 import { freePort } from '../support/redis-server.js';
-import { onPostgres, schemaUrl, TEST_POSTGRES_URL, withPostgres } from '../support/store.js';
+import { schemaUrl, TEST_POSTGRES_URL, withPostgres } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 import { API_KEY, startFaultSimulator } from './support.js';
 
@@ -71,7 +71,7 @@ function expectNoSecret(output: string): void {
   for (const secret of SECRETS) expect(output, output).not.toContain(secret);
 }
 
-describe.skipIf(!onPostgres)('a password in the query of DATABASE_URL and QUEUE_URL (D7)', () => {
+describe('a password in the query of DATABASE_URL and QUEUE_URL (D7)', () => {
   it('is masked by config check and config check --print', async () => {
     const check = await runCli(['config', 'check'], env());
     expect(check.code, check.stdout + check.stderr).toBe(0);
@@ -134,7 +134,7 @@ describe.skipIf(!onPostgres)('a password in the query of DATABASE_URL and QUEUE_
   });
 });
 
-describe.skipIf(!onPostgres)('DATABASE_URL_FILE and QUEUE_URL_FILE', () => {
+describe('DATABASE_URL_FILE and QUEUE_URL_FILE', () => {
   it('read the URLs from files (a trailing newline dropped) and print them masked', async () => {
     const dbFile = join(dir, 'database-url');
     const queueFile = join(dir, 'queue-url');

@@ -18,7 +18,6 @@ import type { Status } from '../../src/report/status.js';
 import { openStore, readCursor, type Store, upsertTransactions, writeCursor } from '../../src/store/index.js';
 import { runCli } from '../support/cli.js';
 import { type Collector, startCollector } from '../support/collector.js';
-import { onPostgres, TEST_POSTGRES_URL } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 import { evmTransaction } from '../support/transactions.js';
 
@@ -26,7 +25,7 @@ import { evmTransaction } from '../support/transactions.js';
 const WRITER_CHAIN = '99999';
 const writerCount = 'SELECT COUNT(*) AS n FROM transactions WHERE chain_id = ?';
 
-describe.skipIf(onPostgres)('backup of a SQLite database', () => {
+describe('backup of a SQLite database', () => {
   let c: Collector;
   let dir: string;
   let cleanup: () => void;
@@ -250,20 +249,5 @@ describe.skipIf(onPostgres)('backup of a SQLite database', () => {
     const refused = await cli(['backup', '--force', fifo]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`${fifo} is a FIFO, not a file`);
-  });
-});
-
-describe('backup on PostgreSQL', () => {
-  it('says to use pg_dump, with exit code 2, and writes nothing', async () => {
-    const { dir, cleanup } = tempDir('glacier-backup-pg-');
-    try {
-      const result = await runCli(['backup', join(dir, 'copy.db')], { DATABASE_URL: TEST_POSTGRES_URL });
-      expect(result.code).toBe(2);
-      expect(result.stderr).toContain('pg_dump');
-      expect(result.stderr).toContain('docs/operations.md');
-      expect(readdirSync(dir)).toEqual([]);
-    } finally {
-      cleanup();
-    }
   });
 });

@@ -16,7 +16,6 @@ import { ensureBuilt } from '../support/built.js';
 import { type CliResult, collect } from '../support/cli.js';
 import { freePort } from '../support/redis-server.js';
 import { deletePrefix } from '../support/service.js';
-import { onPostgres } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -74,7 +73,7 @@ async function running(args: string[], ready: RegExp, extra: Record<string, stri
   };
 }
 
-describe.skipIf(onPostgres)('the built CLI, from a folder outside the repository', () => {
+describe('the built CLI, from a folder outside the repository', () => {
   beforeAll(() => {
     ensureBuilt();
     const t = tempDir('glacier-built-');

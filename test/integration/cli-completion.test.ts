@@ -4,7 +4,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { onPostgres } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 
 /** `completion bash|zsh`: scripts generated from the command definitions, run in the real shells. */
@@ -41,7 +40,7 @@ function bashComplete(path: string, line: string[]): string[] {
 
 const hasZsh = spawnSync('zsh', ['-fc', 'true']).status === 0;
 
-describe.skipIf(onPostgres)('shell completion', () => {
+describe('shell completion', () => {
   it('bash completes the commands of --help, subcommands, options, job names and option choices', async () => {
     const help = await runCli(['--help']);
     const commands = [...help.stdout.split('Commands:')[1]!.matchAll(/^ {2}([a-z-]+)/gm)]

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/commands/plan.js';
 import { runCli } from '../support/cli.js';
-import { onPostgres } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 
 const cleanups: (() => void)[] = [];
@@ -17,7 +16,7 @@ function dir(): string {
   return t.dir;
 }
 
-describe.skipIf(onPostgres)('config check and config init', () => {
+describe('config check and config init', () => {
   it('config check summarizes: jobs and schedules, store, Redis, budget, metrics address; --print the whole', async () => {
     const d = dir();
     const path = join(d, 'glacier.json');

@@ -3,7 +3,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { onPostgres } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 
 let cleanups: (() => void)[] = [];
@@ -12,7 +11,7 @@ afterEach(() => {
   cleanups = [];
 });
 
-describe.skipIf(onPostgres)('printed hints keep -c', () => {
+describe('printed hints keep -c', () => {
   it('config check and status name the config file they were given', async () => {
     const { dir, cleanup } = tempDir('glacier hints ');
     cleanups.push(cleanup);

@@ -82,9 +82,10 @@ describe('what the quick commands load', () => {
     expect(loaded.filter((p) => HEAVY.includes(p))).toEqual([]);
   });
 
-  it('status with the queue on Redis loads neither pg nor the HTTP client', () => {
+  it('status with the queue on Redis loads neither pg, BullMQ nor the HTTP client', () => {
     const loaded = packagesLoaded(['status']);
     expect(loaded).toContain('ioredis'); // it did look at Redis
-    expect(loaded.filter((p) => ['pg', 'pg-pool', 'undici', 'prom-client'].includes(p))).toEqual([]);
+    const service = ['pg', 'pg-pool', 'bullmq', 'rate-limiter-flexible', 'undici', 'prom-client'];
+    expect(loaded.filter((p) => service.includes(p))).toEqual([]);
   });
 });

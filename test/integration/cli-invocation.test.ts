@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, spawnCli, stopCli } from '../support/cli.js';
 import { shell } from '../support/shell.js';
-import { onPostgres } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 
 /**
@@ -20,7 +19,7 @@ afterEach(() => {
 /** The command between backquotes after "check it with". */
 const hint = (out: string) => /check it with `([^`]+)`/.exec(out)?.[1];
 
-describe.skipIf(onPostgres)('the commands the tool prints', () => {
+describe('the commands the tool prints', () => {
   it.each([['npm run cli --', 'npm run -s cli --']])(
     'started as `%s`, config init names a config check started the same way, and it runs',
     async (cli, typed) => {

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SimulatorHandle, startSimulator } from '../../src/simulator/index.js';
 import { runCli } from '../support/cli.js';
-import { onPostgres } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 
 /** LOG_FORMAT and NO_COLOR: one readable line per event in a terminal, JSON lines for machines. */
@@ -31,7 +30,7 @@ const eventLines = (out: string) => out.split(/\r?\n/).filter((l) => l.includes(
 // ESC [ 3x m / 9x m: a foreground colour (built from text: Biome refuses control characters in regex literals).
 const ANSI_COLOUR = new RegExp(`${String.fromCharCode(27)}\\[(3\\d|9\\d)m`);
 
-describe.skipIf(onPostgres)('log format', () => {
+describe('log format', () => {
   it('in a terminal: one pretty line per event, coloured unless NO_COLOR is set', async () => {
     const coloured = await runCli(['run', 'supply'], env, { terminal: true, timeoutMs: 60_000 });
     expect(coloured.code, coloured.stdout).toBe(0);

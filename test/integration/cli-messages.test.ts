@@ -4,7 +4,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { demoAddress, demoCb58, demoNodeId } from '../../src/commands/demo-config.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { runCli } from '../support/cli.js';
-import { onPostgres } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 
 /**
@@ -31,7 +30,7 @@ function file(name: string, text: string): string {
 
 const treasury = '0x71C7656EC7ab88b098defB751B7401B5f6d8976F';
 
-describe.skipIf(onPostgres)('config check messages', () => {
+describe('config check messages', () => {
   it('says to quote an unquoted 0x address or chain id, shown as written, beside every other problem', async () => {
     const path = file(
       'glacier-collector.yaml',
@@ -147,7 +146,7 @@ describe.skipIf(onPostgres)('config check messages', () => {
   });
 });
 
-describe.skipIf(onPostgres)('environment messages', () => {
+describe('environment messages', () => {
   it('an unknown GLACIER_ variable is named with the closest one it reads, never with its value', async () => {
     const r = await runCli(['config', 'check'], {
       GLACIER_APIKEY: 'sk-very-secret-key',
@@ -185,7 +184,7 @@ describe.skipIf(onPostgres)('environment messages', () => {
   });
 });
 
-describe.skipIf(onPostgres)('a database that grows without bound', () => {
+describe('a database that grows without bound', () => {
   it('plan and config check say so when the largest table is kept forever, and what to set', async () => {
     const path = file('glacier.json', JSON.stringify({ jobs: { transactions: { schedule: '* * * * *' } } }));
     const warning =
@@ -210,7 +209,7 @@ describe.skipIf(onPostgres)('a database that grows without bound', () => {
   });
 });
 
-describe.skipIf(onPostgres)('run <job> messages', () => {
+describe('run <job> messages', () => {
   it('an unknown job is one line naming the closest job, without the help', async () => {
     const r = await runCli(['run', 'usgae-metrics']);
     expect(r.code).toBe(2);
@@ -234,7 +233,7 @@ describe.skipIf(onPostgres)('run <job> messages', () => {
   });
 });
 
-describe.skipIf(onPostgres)('database path messages', () => {
+describe('database path messages', () => {
   it('a DATABASE_PATH under a file says that file is not a folder', async () => {
     const dir = dirOfTest();
     const notAFolder = join(dir, 'data');

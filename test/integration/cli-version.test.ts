@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { onPostgres } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 
 const require = createRequire(import.meta.url);
@@ -13,7 +12,7 @@ const installed = (name: string) =>
   (JSON.parse(readFileSync(require.resolve(`${name}/package.json`), 'utf8')) as { version: string }).version;
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-describe.skipIf(onPostgres)('--version', () => {
+describe('--version', () => {
   it('names the package, Node, the store drivers and the build commit', async () => {
     const r = await runCli(['--version']);
     expect(r.code).toBe(0);

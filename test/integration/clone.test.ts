@@ -9,7 +9,6 @@ import { ensureBuilt } from '../support/built.js';
 import { freePort } from '../support/redis-server.js';
 import { deletePrefix } from '../support/service.js';
 import { shell } from '../support/shell.js';
-import { onPostgres } from '../support/store.js';
 import { tempDir } from '../support/tmp.js';
 
 /**
@@ -31,7 +30,7 @@ function dir(): string {
   return t.dir;
 }
 
-describe.skipIf(onPostgres)('npx glacier-collector', () => {
+describe('npx glacier-collector', () => {
   it('config init names the next command as npx runs it, and that command runs', async () => {
     const d = dir();
     const path = join(d, 'glacier-collector.yaml');
@@ -122,7 +121,7 @@ async function npmStart(): Promise<NpmStart> {
   return { npm, collectorPid: children[0]!, output: () => out, exited };
 }
 
-describe.skipIf(onPostgres)('npm start and signals', () => {
+describe('npm start and signals', () => {
   it('npm runs the collector itself, not a shell around it', async () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;

@@ -448,7 +448,7 @@ describe('report rewards: your income by default', () => {
         expect(r.code, r.stderr).toBe(0);
         const rows = (parse(r.stdout) as string[][]).slice(1);
         expect(rows).toHaveLength(expectedRewards().length - gone.length);
-        expect(rows.every((row) => row.at(-2) === 'address')).toBe(true);
+        expect(rows.every((row) => row.at(-3) === 'address')).toBe(true);
         expect(r.stderr).toContain(
           `note: left out: ${gone.length} reward(s) of subjects no longer configured (paid for node id(s) ${nodeId} (${gone.length})`,
         );
@@ -456,7 +456,7 @@ describe('report rewards: your income by default', () => {
         // Named, the node's rewards come back (its own rows only); --all-subjects keeps them all.
         const named = (parse(namedRun.stdout) as string[][]).slice(1);
         expect(named).toHaveLength(expectedRewards().filter((e) => e.reward.nodeId === nodeId).length);
-        expect(named.some((row) => row.at(-2) === 'delegator')).toBe(true);
+        expect(named.some((row) => row.at(-3) === 'delegator')).toBe(true);
         expect((parse(all.stdout) as string[][]).slice(1)).toHaveLength(expectedRewards().length);
         expect(all.stderr).not.toContain('left out:');
         expect(both.code).toBe(2);

@@ -71,6 +71,7 @@ function expectedRows(currency: Currency): { line: string; cents: bigint | undef
         value === undefined ? '' : money(value),
         owner ? 'address' : r.rewardType === 'DELEGATOR' ? 'delegator' : 'node',
         r.stakingType ?? 'fixed',
+        'paid',
       ].join(',');
       return { line, cents: value, nano: r.reward.amount };
     });
@@ -87,6 +88,7 @@ describe('report rewards', () => {
     currency: 'usd' as const,
     pageSize: 100,
     maxPages: 10,
+    compoundedIncome: 'at-compounding' as const,
   };
 
   for (const currency of ['usd', 'eur'] as const) {
@@ -99,7 +101,7 @@ describe('report rewards', () => {
       expect(r.code, r.stderr).toBe(0);
       const lines = r.stdout.trimEnd().split('\n');
       expect(lines[0]).toBe(
-        'date,address,node_id,reward_type,amount_avax,price,currency,value,owner,staking_type',
+        'date,address,node_id,reward_type,amount_avax,price,currency,value,owner,staking_type,kind',
       );
       expect(lines.slice(1)).toEqual(expected.map((e) => e.line));
       // Every kind of row is there: address and node-id rewards, priced and not yet priced.

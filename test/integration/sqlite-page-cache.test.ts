@@ -6,9 +6,9 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SQLITE_CACHE_KIB } from '../../src/store/index.js';
-import { onPostgres, testStore } from '../support/store.js';
+import { testStore } from '../support/store.js';
 
-describe.skipIf(onPostgres)('SQLite page cache', () => {
+describe('SQLite page cache', () => {
   it('is bounded at SQLite default (2,000 KiB) on every connection the store opens', async () => {
     const compiled = new Database(':memory:');
     const builtIn = compiled.pragma('cache_size', { simple: true }) as number;

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '../../jobs/index.js';
@@ -9,8 +8,8 @@ import { openConfiguredStore } from '../../src/service/app.js';
 import { startService } from '../../src/service/service.js';
 import { type SimulatorHandle, startSimulator } from '../../src/simulator/index.js';
 import { type PrivatePostgres, startPrivatePostgres } from '../support/private-postgres.js';
-import { EPHEMERAL_REDIS_ARGS, type RedisProcess, spawnRedis } from '../support/redis-process.js';
-import { freePort } from '../support/redis-server.js';
+import type { RedisProcess } from '../support/redis-process.js';
+import { startTlsRedis } from '../support/redis-server.js';
 import { captureLog, jobRuns, waitFor } from '../support/service.js';
 import { makeTestCa, type TestCa } from '../support/test-ca.js';
 import { tempDir } from '../support/tmp.js';
@@ -30,31 +29,7 @@ let sim: SimulatorHandle;
 
 beforeAll(async () => {
   ca = makeTestCa();
-  const port = await freePort();
-  redis = await spawnRedis(
-    'redis-server',
-    [
-      ...EPHEMERAL_REDIS_ARGS,
-      '--port',
-      '0',
-      '--tls-port',
-      String(port),
-      '--tls-cert-file',
-      ca.serverCert,
-      '--tls-key-file',
-      ca.serverKey,
-      '--tls-ca-cert-file',
-      ca.caFile,
-    ],
-    port,
-    {
-      tls: {
-        ca: readFileSync(ca.caFile),
-        cert: readFileSync(ca.clientCert),
-        key: readFileSync(ca.clientKey),
-      },
-    },
-  );
+  redis = await startTlsRedis(ca);
   pg = await startPrivatePostgres({
     tls: { certFile: ca.serverCert, keyFile: ca.serverKey, caFile: ca.caFile },
   });

@@ -19,9 +19,11 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { demoFileConfig } from '../../src/commands/demo-config.js';
 import { parseDuration } from '../../src/config/durations.js';
 import { isPostgresUrl, storeLocation } from '../../src/config/index.js';
+import { queueSchema } from '../../src/config/queue.js';
 import { KEPT_JOBS_ON_REDIS, QUEUE_NAME } from '../../src/queue/jobs.js';
 import { openStore, readOldestKept, type Store } from '../../src/store/index.js';
 import { parseExposition, samples } from '../support/exposition.js';
@@ -89,6 +91,16 @@ export interface Sample {
   simulatorRssAnon: number;
   /** glacier_job_skipped_slots_total, all jobs. */
   skippedSlots: number;
+  /**
+   * The queue on PostgreSQL: its rows beside the jobs kept (completed, failed: a day by age) and the
+   * events (BullMQ trims its `event` table to 10,000): jobs waiting, active or delayed, and the
+   * collector's shared state, budget, BullMQ's meta and limiter rows. NaN on Redis.
+   */
+  queueRows: number;
+  /** The queue on PostgreSQL: jobs kept as completed or failed. NaN on Redis. */
+  queueKeptJobs: number;
+  /** The queue on PostgreSQL: rows of BullMQ's `event` table. NaN on Redis. */
+  queueEvents: number;
 }
 
 export interface SeriesVerdict {
@@ -185,6 +197,31 @@ const SERIES: SeriesSpec[] = [
     envelope: true,
   },
   { name: 'database size', unit: 'bytes', pick: (s) => s.databaseBytes, floor: 1 * MiB, share: 0.05 },
+  // The queue on PostgreSQL: the kept jobs grow for a day by design (their retention is by age),
+  // BullMQ's events until its trim (10,000); what is left is judged.
+  {
+    name: 'queue rows (beyond kept jobs and events)',
+    unit: 'count',
+    pick: (s) => s.queueRows,
+    floor: 20,
+    share: 0.02,
+  },
+  {
+    name: 'queue jobs kept',
+    reportOnly: 'kept a day by age (src/queue/jobs.ts): grows by design in a soak',
+    unit: 'count',
+    pick: (s) => s.queueKeptJobs,
+    floor: 0,
+    share: 0,
+  },
+  {
+    name: 'queue events',
+    reportOnly: 'BullMQ trims its event table to 10,000 rows: grows until then by design',
+    unit: 'count',
+    pick: (s) => s.queueEvents,
+    floor: 0,
+    share: 0,
+  },
   {
     name: 'simulator RSS, anonymous',
     unit: 'bytes',
@@ -365,8 +402,11 @@ export function judgeSeries(
     const tolerance = Math.max(spec.floor, spec.share * median);
     const trend = judgeTrend(points, tolerance);
     let note = spec.reportOnly;
-    if (points.length === 0) note = 'not measured (the queue is on PostgreSQL: no Redis)';
-    else if (spec.name === 'database size' && !options.expectDatabaseFlat) {
+    if (points.length === 0 && !note) {
+      note = spec.name.startsWith('queue ')
+        ? 'not measured (the queue is on Redis)'
+        : 'not measured (the queue is on PostgreSQL: no Redis)';
+    } else if (spec.name === 'database size' && !options.expectDatabaseFlat) {
       note = 'grows with the data while no retention is configured: reported only';
     } else if (spec.name === 'Redis keys' || spec.name === 'Redis memory') {
       // Judged once BullMQ's retention is full: before, each run adds a kept job by design.
@@ -394,6 +434,26 @@ export function judgeSeries(
   });
   if (half.length < 8) problems.push(`only ${half.length} samples over the second half: too short to judge`);
   return { series, problems };
+}
+
+/** The rows of the soak's queue schema on PostgreSQL (see Sample). */
+async function queueRowsOf(): Promise<{ rows: number; kept: number; events: number }> {
+  const schema = `"${queueSchema(PREFIX)}"`;
+  const pgClient = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await pgClient.connect();
+  try {
+    const { rows } = await pgClient.query<{ rows: string; kept: string; events: string }>(
+      `SELECT (SELECT count(*) FROM ${schema}.job WHERE state NOT IN ('completed', 'failed'))
+            + (SELECT count(*) FROM ${schema}.shared_state) + (SELECT count(*) FROM ${schema}.budget)
+            + (SELECT count(*) FROM ${schema}.meta) + (SELECT count(*) FROM ${schema}.rate_limit) AS rows,
+              (SELECT count(*) FROM ${schema}.job WHERE state IN ('completed', 'failed')) AS kept,
+              (SELECT count(*) FROM ${schema}.event) AS events`,
+    );
+    const r = rows[0]!;
+    return { rows: Number(r.rows), kept: Number(r.kept), events: Number(r.events) };
+  } finally {
+    await pgClient.end();
+  }
 }
 
 export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
@@ -464,6 +524,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
         .zcard(`${PREFIX}:${QUEUE_NAME}:failed`)
         .exec();
       const info = (await client?.info('memory')) ?? '';
+      const queue = client ? undefined : await queueRowsOf();
       return {
         t: (Date.now() - readyAt) / 1000,
         runs: (await s.get<{ n: number }>('SELECT COUNT(*) AS n FROM job_runs'))?.n ?? 0,
@@ -480,6 +541,9 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
         simulatorRss: statusBytes(simPid, 'VmRSS'),
         simulatorRssAnon: statusBytes(simPid, 'RssAnon'),
         skippedSlots: one('glacier_job_skipped_slots_total'),
+        queueRows: queue?.rows ?? Number.NaN,
+        queueKeptJobs: queue?.kept ?? Number.NaN,
+        queueEvents: queue?.events ?? Number.NaN,
       };
     };
     while (Date.now() - readyAt < warmupMs + durationMs) {

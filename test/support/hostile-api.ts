@@ -5,6 +5,9 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Agent } from 'undici';
+import type { Clock } from '../../src/runtime/clock.js';
+import { createDataApiClient, type DataApiClient } from '../../src/upstream/index.js';
 
 export interface Answer {
   status?: number;
@@ -95,4 +98,19 @@ export async function startDownloadHost(answer: (res: ServerResponse) => void) {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * A Data API client of `api` for a test: waits between retries skipped, its dispatcher destroyed by
+ * the cleanup pushed onto `cleanups`.
+ */
+export function hostileClient(
+  api: Pick<HostileApi, 'url'>,
+  apiKey: string,
+  clock: Clock,
+  cleanups: (() => void | Promise<void>)[],
+): DataApiClient {
+  const dispatcher = new Agent({ keepAliveTimeout: 1_000 });
+  cleanups.push(() => dispatcher.destroy());
+  return createDataApiClient({ baseUrl: api.url, apiKey, clock, dispatcher, sleep: async () => undefined });
 }

@@ -1,7 +1,7 @@
 /**
  * Kubernetes objects checked against the API's own schemas, offline: kubernetes-models (the
- * OpenAPI schemas of Kubernetes v1.36) and @kubernetes-models/prometheus-operator (the CRDs of
- * prometheus-operator v0.90) validate types, required fields, enums and formats. Their schemas,
+ * OpenAPI schemas of Kubernetes) and @kubernetes-models/prometheus-operator (its CRDs) validate
+ * types (4.5.1 and 4.4.4: the newest releases that support Node 20, test/unit/engines.test.ts), required fields, enums and formats. Their schemas,
  * like the API's, allow fields they do not list, where `kubectl apply` (strict field validation)
  * refuses them: so every object is also type-checked by TypeScript against the same packages'
  * interfaces, whose excess-property check names a misspelt or misplaced field.

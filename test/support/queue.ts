@@ -11,7 +11,7 @@ import { queueSchema } from '../../src/config/queue.js';
 import type { CollectorQueue, SharedState } from '../../src/queue/backend.js';
 import { openQueueBackend } from '../../src/queue/open-backend.js';
 import { migrateQueueSchema, postgresSharedState, queuePool } from '../../src/queue/postgres-backend.js';
-import { redisSharedState } from '../../src/queue/redis-backend.js';
+import { redisSharedState } from '../../src/queue/redis-shared-state.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { TEST_POSTGRES_URL, withPostgres } from './store.js';
 

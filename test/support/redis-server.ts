@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { EPHEMERAL_REDIS_ARGS, type RedisProcess, spawnRedis } from './redis-process.js';
+import type { TestCa } from './test-ca.js';
 
 /** A free TCP port on loopback (closed again before it is returned). */
 export function freePort(): Promise<number> {
@@ -45,4 +47,42 @@ export async function startPrivateRedis(
   };
   if (options.start ?? true) await handle.start();
   return handle;
+}
+
+/**
+ * A redis-server of the test's own on a free port that listens only on TLS, `cert`/`key` its
+ * certificate (the test CA's server one unless given), wanting a client certificate of the test CA
+ * (Redis's default `tls-auth-clients yes`).
+ */
+export async function startTlsRedis(
+  ca: TestCa,
+  server: { cert: string; key: string } = { cert: ca.serverCert, key: ca.serverKey },
+): Promise<RedisProcess> {
+  const port = await freePort();
+  return spawnRedis(
+    'redis-server',
+    [
+      ...EPHEMERAL_REDIS_ARGS,
+      '--port',
+      '0',
+      '--tls-port',
+      String(port),
+      '--tls-cert-file',
+      server.cert,
+      '--tls-key-file',
+      server.key,
+      '--tls-ca-cert-file',
+      ca.caFile,
+    ],
+    port,
+    {
+      tls: {
+        ca: readFileSync(ca.caFile),
+        cert: readFileSync(ca.clientCert),
+        key: readFileSync(ca.clientKey),
+        // The probe only waits for the server to listen (a test may give it a certificate of another name).
+        checkServerIdentity: () => undefined,
+      },
+    },
+  );
 }

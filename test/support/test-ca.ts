@@ -17,6 +17,9 @@ export interface TestCa {
   clientKey: string;
   /** A CA that signed nothing here. */
   otherCaFile: string;
+  /** A server certificate of the test CA for another name (`elsewhere.invalid`): the "wrong name". */
+  elsewhereCert: string;
+  elsewhereKey: string;
   cleanup(): void;
 }
 
@@ -101,7 +104,14 @@ export function makeTestCa(): TestCa {
     'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n',
   );
   issue(dir, 'test-ca', 'client', 'glacier-collector', 'extendedKeyUsage=clientAuth\n');
-  for (const f of ['server.key', 'client.key']) chmodSync(join(dir, f), 0o644);
+  issue(
+    dir,
+    'test-ca',
+    'elsewhere',
+    'elsewhere.invalid',
+    'subjectAltName=DNS:elsewhere.invalid\nextendedKeyUsage=serverAuth\n',
+  );
+  for (const f of ['server.key', 'client.key', 'elsewhere.key']) chmodSync(join(dir, f), 0o644);
   return {
     dir,
     caFile: join(dir, 'test-ca.crt'),
@@ -110,6 +120,8 @@ export function makeTestCa(): TestCa {
     clientCert: join(dir, 'client.crt'),
     clientKey: join(dir, 'client.key'),
     otherCaFile: join(dir, 'other-ca.crt'),
+    elsewhereCert: join(dir, 'elsewhere.crt'),
+    elsewhereKey: join(dir, 'elsewhere.key'),
     cleanup,
   };
 }

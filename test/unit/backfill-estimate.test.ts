@@ -82,6 +82,18 @@ describe('estimateBackfill', () => {
     });
   });
 
+  it('counts from the next run of the job, not from now, when no run reads it yet', () => {
+    // The hourly job's next slot is 45 minutes away: the backfill starts then.
+    const e = estimateBackfill([{ pagesLeft: 30 }, { pagesLeft: 20 }], { ...o, startMs: NOON + 45 * 60_000 });
+    expect(e).toMatchObject({ seconds: 45 * 60 + 300, waitSeconds: 45 * 60, limitedBy: 'budget' });
+    expect(e.finishesAt).toBe(new Date(NOON + 45 * 60_000 + 300_000).toISOString());
+    // Nothing left: nothing to wait for.
+    expect(estimateBackfill([{ pagesLeft: 0 }], { ...o, startMs: NOON + 60_000 })).toMatchObject({
+      seconds: 0,
+      finishesAt: null,
+    });
+  });
+
   it('is the schedule when maxPages per run is the bottleneck', () => {
     // 500 pages at 50 a run: 10 runs, the 9 after the first one hourly.
     const e = estimateBackfill([{ pagesLeft: 500 }], o);

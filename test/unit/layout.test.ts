@@ -78,6 +78,8 @@ describe('layout: each folder imports only what docs/development.md allows', () 
       ['src/queue/postgres-backend.ts', 'pg'],
       // Its watch (clock offset, a lost schema, a read-only database) on that same pool: types only.
       ['src/queue/postgres-watch.ts', 'pg'],
+      // Its lock keeper and the guard of a run's end, on that same pool: types only.
+      ['src/queue/postgres-locks.ts', 'pg'],
     ]);
     const problems: string[] = [];
     for (const file of [...sourceFiles('src'), ...sourceFiles('jobs')]) {

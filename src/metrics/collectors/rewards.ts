@@ -1,6 +1,12 @@
 import type { Config } from '../../config/index.js';
 import { JOB_NAMES } from '../../kernel/job-names.js';
-import { type RewardSubjectKind, readCursor, readRewardTotals, type Store } from '../../store/index.js';
+import {
+  type RewardSubjectKind,
+  readCursor,
+  readRewardTotals,
+  reconcileCycles,
+  type Store,
+} from '../../store/index.js';
 import { backfillComplete, type NewestFirstCursor } from '../../sync/newest-first.js';
 import { rewardStreams } from '../../sync/reward-streams.js';
 import { bareAddress, canonicalNetwork } from '../../upstream/index.js';
@@ -73,6 +79,11 @@ export function defineRewardsCollector(scrape: Scrape, store: Store, config: Con
         help: "1 once a rewards batch's first backfill has read its whole history, else 0; per batch of the config (kind, 1-based batch).",
         labelNames: ['network', 'kind', 'batch'],
       },
+      unreconciled: {
+        name: 'glacier_rewards_compounded_unreconciled_avax',
+        help: "Per node id with auto-renewed validations: the sum over its positions of |compounded in the stored cycles - the validator's autoRenew accrued rewards|, in AVAX; 0 when they agree.",
+        labelNames: ['network', 'node_id'],
+      },
     },
     async read(g, cap, label) {
       if (!job || !network) return;
@@ -83,6 +94,17 @@ export function defineRewardsCollector(scrape: Scrape, store: Store, config: Con
           { network, kind: stream.kind === 'addresses' ? 'addresses' : 'node_ids', batch: String(i + 1) },
           backfillComplete(cursor) ? 1 : 0,
         );
+      }
+      // The collector's cycles against what the validator objects say was restaked (ACP-236).
+      const differences = new Map<string, bigint>();
+      for (const r of await reconcileCycles(store)) {
+        if (r.network !== network) continue;
+        const nodeId = label('glacier_rewards_compounded_unreconciled_avax', r.nodeId);
+        const abs = r.difference < 0n ? -r.difference : r.difference;
+        differences.set(nodeId, (differences.get(nodeId) ?? 0n) + abs);
+      }
+      for (const [nodeId, nano] of differences) {
+        g.unreconciled.set({ network, node_id: nodeId }, storedUnitsToNumber(nano, AVAX_DECIMALS));
       }
       const totals = await readRewardTotals(store, network, job.currency, subjects);
       const series: Series[] = totals.map((t) => ({

@@ -1,5 +1,5 @@
 import type { Config } from '../../config/index.js';
-import { countStoredSignatures, type Store } from '../../store/index.js';
+import { countSignatureAttempts, countStoredSignatures, type Store } from '../../store/index.js';
 import { canonicalNetwork } from '../../upstream/index.js';
 import type { Scrape } from '../scrape.js';
 
@@ -19,6 +19,11 @@ export function defineSignaturesCollector(scrape: Scrape, store: Store, config: 
         help: 'Configured transactions without a stored aggregated signature yet.',
         labelNames: ['network'],
       },
+      unsigned: {
+        name: 'glacier_signatures_unsigned',
+        help: 'Configured transactions the aggregator did not sign on their last attempt, by outcome: not_found, below_quorum, refused.',
+        labelNames: ['network', 'outcome'],
+      },
     },
     async read(g) {
       if (!job) return;
@@ -27,6 +32,8 @@ export function defineSignaturesCollector(scrape: Scrape, store: Store, config: 
       const collected = await countStoredSignatures(store, network, job.txHashes);
       g.collected.set({ network }, collected);
       g.missing.set({ network }, wanted - collected);
+      const unsigned = await countSignatureAttempts(store, network, job.txHashes);
+      for (const [outcome, n] of Object.entries(unsigned)) g.unsigned.set({ network, outcome }, n);
     },
   });
 }

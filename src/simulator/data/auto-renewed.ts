@@ -20,6 +20,8 @@ import type { AutoRenew, AutoRenewedCycle, CurrentAutoRenewedCycle } from '../..
 import { deriveBech32Address, deriveCb58Id, digest } from '../ids.js';
 import type { HistoricalReward } from '../types.js';
 import type { NetworkGroup } from '../validation.js';
+import type { ValidatorDetails } from '../validator-types.js';
+import type { ValidatorSource } from './validators.js';
 
 const DAY = 86_400;
 const CYCLE_SECONDS = 14 * DAY;
@@ -289,5 +291,95 @@ export function createAutoRenewedSource(deps: {
       autoRenewedPositions(deps.seed, group, nodeId, Math.floor(deps.now() / 1000), deps.epochMs / 1000),
     autoRenew: (group, nodeId) =>
       autoRenewFor(deps.seed, group, nodeId, Math.floor(deps.now() / 1000), deps.epochMs / 1000),
+  };
+}
+
+const PRIMARY_NETWORK = '11111111111111111111111111111111LpoYY';
+
+/**
+ * The validation objects of a node's auto-renewed positions, as GET …/validators/{nodeId} lists them
+ * (the SDK's next release): `stakingType: autoRenewed` and their `autoRenew`; active while renewing
+ * (its window the current cycle's, its weight the compounded one), completed once it exited or aborted
+ * (its reward what the final cycle paid).
+ */
+export function autoRenewedValidations(
+  positions: readonly AutoRenewedPosition[],
+  details: ReturnType<typeof autoRenewFor>,
+): ValidatorDetails[] {
+  return positions.map((p) => {
+    const autoRenew = details.find((d) => d.stakingTxHash === p.stakingTxHash)?.autoRenew ?? {};
+    const weight = p.stake + p.accruedValidationRewards + p.accruedDelegateeRewards;
+    const base = {
+      txHash: p.stakingTxHash,
+      nodeId: p.nodeId,
+      subnetId: PRIMARY_NETWORK,
+      amountStaked: String(weight),
+      delegationFee: '5.0000',
+      stakingType: 'autoRenewed',
+      autoRenew: { ...autoRenew },
+    };
+    if (p.current) {
+      return {
+        ...base,
+        validationStatus: 'active' as const,
+        startTimestamp: p.current.startTimestamp,
+        endTimestamp: p.current.endTimestamp,
+        stakePercentage: 0.001,
+        delegatorCount: p.current.delegatorCount,
+        amountDelegated: p.current.amountDelegated,
+        uptimePerformance: 99.5,
+        avalancheGoVersion: 'avalanchego/1.14.0',
+        delegationCapacity: String(weight * 4n),
+        potentialRewards: {
+          validationRewardAmount: p.current.projectedValidationReward,
+          delegationRewardAmount: '0',
+        },
+        validatorHealth: {
+          reachabilityPercent: 100,
+          benchedPChainRequestsPercent: 0,
+          benchedXChainRequestsPercent: 0,
+          benchedCChainRequestsPercent: 0,
+        },
+        geolocation: null,
+      };
+    }
+    const last = p.cycles.at(-1);
+    return {
+      ...base,
+      validationStatus: 'completed' as const,
+      startTimestamp: p.startTimestamp,
+      endTimestamp: p.ended?.at ?? last?.endTimestamp ?? p.startTimestamp,
+      delegatorCount: last?.delegatorCount ?? 0,
+      amountDelegated: last?.amountDelegated ?? '0',
+      rewards: {
+        validationRewardAmount: String(
+          BigInt(last?.withdrawnValidationReward ?? '0') + p.accruedValidationRewards,
+        ),
+        delegationRewardAmount: String(
+          BigInt(last?.withdrawnDelegateeReward ?? '0') + p.accruedDelegateeRewards,
+        ),
+        rewardAddresses: [p.rewardAddress],
+        ...(last && { rewardTxHash: last.rewardTxHash }),
+      },
+    };
+  });
+}
+
+/** A validator source whose nodes also list their auto-renewed validations (newest start first). */
+export function withAutoRenewedValidations(
+  source: ValidatorSource,
+  auto: AutoRenewedSource,
+): ValidatorSource {
+  return {
+    ...source,
+    validations(group, nodeId) {
+      const plain = source.validations(group, nodeId);
+      const positions = plain === undefined ? [] : auto.positions(group, nodeId);
+      if (plain === undefined || positions.length === 0) return plain;
+      const extra = autoRenewedValidations(positions, auto.autoRenew(group, nodeId));
+      return [...plain, ...extra].sort(
+        (a, b) => b.startTimestamp - a.startTimestamp || (a.txHash < b.txHash ? -1 : 1),
+      );
+    },
   };
 }

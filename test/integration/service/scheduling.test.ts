@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { demoAddress, demoNodeId } from '../../../src/commands/demo-config.js';
 import { jobRuns, type ServiceHarness, serviceHarness, waitFor } from '../../support/service.js';
 
 let h: ServiceHarness | undefined;
@@ -59,5 +60,39 @@ describe('scheduling on BullMQ', () => {
     );
     expect(await jobRuns(svc)).toHaveLength(1);
     expect((await jobRuns(svc))[0]!.scope).toMatch(/^slot /);
+  });
+});
+
+describe('a first rewards backfill at start', () => {
+  const rewards = (nodeIds: string[]) => ({
+    schedule: '0 0 1 1 *',
+    addresses: [demoAddress('validator-1')],
+    nodeIds,
+    currency: 'eur',
+  });
+
+  it('runs the rewards job at start while a configured subject was never read, and only then', async () => {
+    h = await serviceHarness();
+    const config = h.config({ jobs: { rewards: rewards([]) } });
+    const first = await h.start(config);
+    await waitFor(
+      async () => (await jobRuns(first)).some((r) => r.job === 'rewards' && r.status === 'succeeded'),
+      15_000,
+      'the first backfill run',
+    );
+    await first.close();
+    // Every batch read: a restart waits for the schedule.
+    const again = await h.start(config);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect((await jobRuns(again)).filter((r) => r.job === 'rewards')).toHaveLength(1);
+    await again.close();
+    // A node id added is a batch never read: read at start again.
+    const added = await h.start(h.config({ jobs: { rewards: rewards([demoNodeId('node-1')]) } }));
+    await waitFor(
+      async () =>
+        (await jobRuns(added)).filter((r) => r.job === 'rewards' && r.status === 'succeeded').length === 2,
+      15_000,
+      'the added batch read at start',
+    );
   });
 });

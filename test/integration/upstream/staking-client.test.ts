@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoNodeId } from '../../../src/commands/demo-config.js';
 import { createManualClock } from '../../../src/runtime/clock.js';
+import { hasAutoRenewed } from '../../../src/simulator/data/auto-renewed.js';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../../../src/simulator/index.js';
 import { cb58Encode } from '../../../src/upstream/identifiers.js';
 import { createDataApiClient, UpstreamHttpError } from '../../../src/upstream/index.js';
@@ -81,5 +82,68 @@ describe('listPendingRewards', () => {
     expect(page.items[0]?.progress).toBeGreaterThan(0);
     expect(client.meter.snapshot().byEndpoint.pendingRewards).toEqual({ requests: 1, computeUnits: 100 });
     await expect(client.listPendingRewards({ network: 'mainnet' })).rejects.toThrow(/addresses or nodeIds/);
+  });
+});
+
+describe('listValidatorCycles', () => {
+  const fujiNode = (() => {
+    for (let i = 0; i < 500; i++) {
+      const id = demoNodeId(`cycles-${i}`);
+      if (hasAutoRenewed(1, 'testnet', id)) return id;
+    }
+    throw new Error('no auto-renewed node among 500 labels');
+  })();
+
+  it('reads settled cycles typed, currentCycle on the first page only, 20 compute units a page', async () => {
+    const { client } = await rig({ seed: 1 });
+    const first = await client.listValidatorCycles({ network: 'fuji', nodeId: fujiNode, pageSize: 2 });
+    expect(first.findings).toBeUndefined();
+    expect(first.items).toHaveLength(2);
+    expect(first.items[0]!.endTimestamp).toBeGreaterThan(first.items[1]!.endTimestamp);
+    expect(first.currentCycle?.stakingTxHash).toBeTruthy();
+    const second = await client.listValidatorCycles({
+      network: 'fuji',
+      nodeId: fujiNode,
+      pageSize: 2,
+      pageToken: first.nextPageToken,
+    });
+    expect(second.currentCycle).toBeUndefined();
+    expect(client.meter.snapshot().byEndpoint.validatorCycles).toEqual({ requests: 2, computeUnits: 40 });
+  });
+
+  it('sets aside a cycle whose amounts do not add up, naming the fields; the others pass', async () => {
+    const { client } = await rig({
+      seed: 1,
+      faults: { endpoints: { validatorCycles: { plan: [{ kind: 'badRecord' }] } } },
+    });
+    const page = await client.listValidatorCycles({ network: 'fuji', nodeId: fujiNode, pageSize: 3 });
+    expect(page.items).toHaveLength(2);
+    const [rejected] = page.findings?.rejected ?? [];
+    expect(rejected).toMatchObject({ reason: 'schema', fields: ['grossValidationReward'] });
+    expect(rejected?.problems).toMatch(
+      /grossValidationReward \d+ ≠ withdrawnValidationReward \d+ \+ compoundedValidationReward \d+/,
+    );
+    expect(rejected?.key).toMatch(/^\w+:\d+$/);
+  });
+
+  it('keeps a cycle with an outcome or a field it does not know, and notes the drift', async () => {
+    const { client } = await rig({
+      seed: 1,
+      faults: { endpoints: { validatorCycles: { plan: [{ kind: 'drift' }] } } },
+    });
+    const page = await client.listValidatorCycles({ network: 'fuji', nodeId: fujiNode, pageSize: 3 });
+    expect(page.items).toHaveLength(3);
+    expect(page.items[0]?.outcome).toBe('simNewOutcome');
+    const names = page.findings?.drift.map((d) => d.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['cycles[].simDriftField', 'cycles[].outcome=simNewOutcome']),
+    );
+  });
+
+  it('gets an empty list for a Mainnet node (Helicon unscheduled there)', async () => {
+    const { client } = await rig();
+    const page = await client.listValidatorCycles({ network: 'mainnet', nodeId: NODE });
+    expect(page.items).toEqual([]);
+    expect(page.currentCycle).toBeUndefined();
   });
 });

@@ -1,0 +1,13 @@
+CREATE TABLE "signature_attempts" (
+	"network" text NOT NULL,
+	"tx_hash" text NOT NULL,
+	"outcome" text NOT NULL,
+	"status" integer NOT NULL,
+	"message" text NOT NULL,
+	"failures" integer NOT NULL,
+	"first_failed_at" timestamp with time zone NOT NULL,
+	"last_attempt_at" timestamp with time zone NOT NULL,
+	"next_attempt_at" timestamp with time zone NOT NULL,
+	"config_digest" text NOT NULL,
+	CONSTRAINT "signature_attempts_pkey" PRIMARY KEY("network","tx_hash")
+);
