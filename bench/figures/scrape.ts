@@ -1,9 +1,10 @@
 import { storeLocation } from '../../src/config/index.js';
 /**
  * Scrape cost against the size of the database: `/metrics` over HTTP (keep-alive, as Prometheus
- * scrapes) on a database holding 1,000,000 transactions and 100,000 rewards, against the same
- * config on a database holding one row per exposed series (10 chains; 50 addresses and 10 node ids
- * × 3 reward types): the same series, so the ratio isolates the number of stored rows. Goals: p50
+ * scrapes) on a database holding 1,000,000 transactions, 100,000 rewards and 500 validators with
+ * their history and a month of observations, against the same config on a database holding one row
+ * per exposed series (10 chains; 50 addresses and 10 node ids × 3 reward types; one validation and
+ * one summary per validator): the same series, so the ratio isolates the number of stored rows. Goals: p50
  * and p99 ratios ≤ 1.2 (a scrape reads summaries, never the big tables) and p99 ≤ 10 ms. A scrape of
  * an empty database (no data series at all: a smaller exposition) is reported beside it, without a
  * goal. Rows are inserted with raw prepared statements (the reward triggers fire as for the
@@ -21,8 +22,16 @@ import { createMetrics } from '../../src/metrics/index.js';
 import { startHttpServer } from '../../src/metrics/server.js';
 import { systemClock } from '../../src/runtime/clock.js';
 import { createLogger } from '../../src/runtime/logger.js';
-import { openStore, rebuildTransactionSummaries, type Store } from '../../src/store/index.js';
+import { createValidatorSource } from '../../src/simulator/data/validators.js';
+import {
+  openStore,
+  rebuildTransactionSummaries,
+  refreshValidatorSummary,
+  type Store,
+  upsertValidations,
+} from '../../src/store/index.js';
 import { bareAddress } from '../../src/upstream/endpoints.js';
+import type { Validator } from '../../src/upstream/staking-schemas.js';
 import { tempDir } from '../../test/support/tmp.js';
 import { cost, type Figure, figure, median, percentile, scaled } from '../lib.js';
 import { rawSqlite } from '../support.js';
@@ -33,6 +42,12 @@ const CHAINS = ['43114', '1', '8453', '10', '42161', '137', '56', '250', '100', 
 const ADDRESSES = Array.from({ length: 50 }, (_, i) => demoAddress(`bench-${i}`));
 const NODE_IDS = Array.from({ length: 10 }, (_, i) => demoNodeId(`bench-${i}`));
 const SCRAPES = scaled(600, 5);
+/** jobs.validators: 500 node ids (the cap exposes the first 249), a month of observations each. */
+const VALIDATOR_NODE_IDS = Array.from({ length: scaled(500, 5) }, (_, i) =>
+  demoNodeId(`bench-validator-${i}`),
+);
+/** A validators run every 15 minutes for 30 days: an observation of the active validation each. */
+const OBSERVATIONS_PER_NODE = scaled(30 * 96, 10);
 const WARMUP = scaled(50, 1);
 
 const config = loadConfig({
@@ -51,6 +66,7 @@ const config = loadConfig({
         schedule: '0 * * * *',
         txHashes: Array.from({ length: 20 }, (_, i) => demoCb58(`sig-${i}`)),
       },
+      validators: { nodeIds: VALIDATOR_NODE_IDS, addresses: [] },
     },
   },
 });
@@ -102,6 +118,47 @@ export async function fill(store: Store, transactions: number, rewards: number):
         );
         link.run(utxo, bareAddress(ADDRESSES[i % ADDRESSES.length]!));
         price.run(utxo);
+      }
+    })();
+  }
+}
+
+/**
+ * The validators' rows: each node's validations as the simulator has them (`history`: all of them and
+ * a month of observations of the active one; else the active one alone: one row per series), and the
+ * summary the metrics read, written by the store's own functions (raw inserts for the observations).
+ */
+export async function fillValidators(store: Store, history: boolean): Promise<void> {
+  const source = createValidatorSource({
+    seed: 4,
+    now: () => Date.UTC(2025, 5, 15),
+    epochMs: Date.UTC(2025, 5, 15),
+  });
+  const at = new Date(Date.UTC(2025, 5, 15)).toISOString();
+  const db = rawSqlite(store);
+  const observe = db.prepare(
+    `INSERT OR IGNORE INTO validation_observations (network, node_id, tx_hash, observed_at, uptime_performance,
+       reachability_percent, delegator_count, amount_delegated, delegation_capacity, potential_validation_reward,
+       potential_delegation_reward)
+     VALUES ('mainnet', ?, ?, ?, ?, 100, 3, '5000000000000', '1000000000000', '2000000000', '100000000')`,
+  );
+  for (const nodeId of VALIDATOR_NODE_IDS) {
+    const all = (source.validations('mainnet', nodeId) ?? []) as unknown as Validator[];
+    const active = all.filter((v) => v.validationStatus === 'active');
+    await store.transaction(async (tx) => {
+      await upsertValidations(tx, 'mainnet', history ? all : active, at);
+      await refreshValidatorSummary(tx, 'mainnet', nodeId, at, { known: true, pendingRewards: false });
+    });
+    const txHash = active[0]?.txHash;
+    if (!history || !txHash) continue;
+    db.transaction(() => {
+      for (let i = 1; i <= OBSERVATIONS_PER_NODE; i++) {
+        observe.run(
+          nodeId,
+          txHash,
+          new Date(Date.UTC(2025, 5, 15) - i * 900_000).toISOString(),
+          95 + (i % 5),
+        );
       }
     })();
   }
@@ -182,14 +239,16 @@ export async function run(): Promise<Figure[]> {
   const full = await openStore(storeLocation(join(dir, 'full.db')));
   try {
     await fill(full, TRANSACTIONS, REWARDS);
+    await fillValidators(full, true);
     // 150 rewards cover every (address, type) and (node id, type): lcm(50, 3) and lcm(10, 3) ≤ 150.
     await fill(small, CHAINS.length, 150);
+    await fillValidators(small, false);
     // Alternate, so drift of the machine's load hits every side alike.
     const sides = await scrapeInTurn({ empty, small, full });
     const [emptyMs, smallMs, fullMs] = [sides.empty.ms, sides.small.ms, sides.full.ms];
     const cpuOf = (side: Side) => median(side.cpuMs);
     const label = 'the same series from a database of one row per series';
-    const note = `${TRANSACTIONS.toLocaleString('en')} transactions, ${REWARDS.toLocaleString('en')} rewards; ${SCRAPES} scrapes each, in turn`;
+    const note = `${TRANSACTIONS.toLocaleString('en')} transactions, ${REWARDS.toLocaleString('en')} rewards, ${VALIDATOR_NODE_IDS.length} validators with ${OBSERVATIONS_PER_NODE} observations each; ${SCRAPES} scrapes each, in turn`;
     return [
       figure({
         id: 'scrape.p50',
