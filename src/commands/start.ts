@@ -7,6 +7,7 @@ import { type Invocation, PROGRAM } from '../config/invocation.js';
 import type { JobList } from '../kernel/index.js';
 import type { Role } from '../queue/jobs.js';
 import { type Service, startService } from '../service/service.js';
+import { watchParent } from './parent-watch.js';
 import { type ServiceSignals, watchServiceSignals } from './signals.js';
 
 /** Exit code of a shutdown that had to abandon something (an enqueue, a connection) at its deadline. */
@@ -38,7 +39,15 @@ export async function start(
     signals.dispose();
     throw explainStartError(err, config, opts.invocation);
   }
+  // Under npm: npm gone (SIGTERM or SIGKILL not passed on) stops the service as a SIGTERM does.
+  const underNpm =
+    opts.invocation?.npmScript !== undefined || opts.invocation?.cli.startsWith('npx ') === true;
+  const parent = watchParent(underNpm, (why) => {
+    service?.app.log.warn({ why }, 'started by npm, which is gone: stopping');
+    process.kill(process.pid, 'SIGTERM');
+  });
   const signal = await signals.stopped;
+  parent.stop();
   service.app.log.info({ signal }, 'signal received');
   const report = await service.close();
   process.exitCode = report.abandoned.length > 0 ? EXIT_ABANDONED : 0;
