@@ -334,10 +334,18 @@ export async function buildRewardsReport(
     }
   }
   if (mode === 'at-compounding' && cycles.length > 0) {
-    const owners = await autoRenewedOwners(store, network);
+    // Whose a cycle is, when its node id does not say: the owner addresses of its position's rewards.
+    const needOwners =
+      subjects.addresses.size > 0 ||
+      named !== undefined ||
+      cycles.some((c) => !subjects.nodeIds.has(c.nodeId));
+    const owners = needOwners ? await autoRenewedOwners(store, network) : new Map<string, string[]>();
     // The compounded part's price: the reward paid by the same transaction (the withdrawn part).
-    const paid = new Map(rewards.map((r) => [r.rewardTxHash, r]));
+    const paid = new Map<string, PricedReward>();
+    for (const r of rewards) if (r.stakingType === 'autoRenewed') paid.set(r.rewardTxHash, r);
     const operator = !types.types || types.types.has('VALIDATOR') || types.types.has('VALIDATOR_FEE');
+    const added: RewardsReportRow[] = [];
+    const before = rows.length;
     for (const c of cycles) {
       if (!operator || c.endTimestamp < fromMs / 1000) continue;
       const nano = compoundedOf(c);
@@ -351,8 +359,13 @@ export async function buildRewardsReport(
       row.address = owner ? collectedFor(subject, owner, subjects) : '';
       place(row, owner, addresses);
     }
-    // In time order with the paid rewards (a stable sort: the rest keeps the store's order).
-    rows.sort((a, b) => a.endTimestamp - b.endTimestamp);
+    // In time order with the paid rewards: both lists are (cycles by end time), merged in one pass.
+    added.push(...rows.splice(before));
+    if (added.length > 0) {
+      const merged = mergeByEnd(rows, added);
+      rows.length = 0;
+      for (const row of merged) rows.push(row);
+    }
   }
   const leftOut: LeftOutRewards[] = [...delegators.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -396,6 +409,18 @@ function setAmount(row: RewardsReportRow, nano: bigint): void {
       : new Big(row.amount).times(row.price).round(2, Big.roundHalfEven).toFixed(2);
 }
 
+/** Two lists in end-time order as one (a stable merge: `a` first on a tie). */
+function mergeByEnd(a: readonly RewardsReportRow[], b: readonly RewardsReportRow[]): RewardsReportRow[] {
+  const out: RewardsReportRow[] = [];
+  let j = 0;
+  for (const row of a) {
+    while (j < b.length && b[j]!.endTimestamp < row.endTimestamp) out.push(b[j++]!);
+    out.push(row);
+  }
+  while (j < b.length) out.push(b[j++]!);
+  return out;
+}
+
 /** A settled cycle's compounded part as a row, priced as the reward `paidBy` its reward tx (if any). */
 function compoundedRow(
   c: StoredCycle,
@@ -403,7 +428,7 @@ function compoundedRow(
   paidBy: PricedReward | undefined,
   currency: string,
 ): RewardsReportRow {
-  const paid = paidBy ? reportRow(paidBy, 'node', '', currency) : undefined;
+  const readAt = paidBy ? Date.parse(paidBy.lastSeenAt) / 1000 : 0;
   const row: RewardsReportRow = {
     kind: 'compounded',
     date: new Date(c.endTimestamp * 1000).toISOString().slice(0, 10),
@@ -414,11 +439,16 @@ function compoundedRow(
     rewardType: 'VALIDATOR',
     stakingType: 'autoRenewed',
     amount: '',
-    price: paid?.price,
+    price: paidBy?.price ?? undefined,
     currency,
     value: undefined,
     // Priced as its withdrawn part; without one (everything compounded), named as unpriced.
-    priceStatus: paid ? paid.priceStatus : 'unpriced',
+    priceStatus:
+      paidBy?.price != null
+        ? 'priced'
+        : paidBy && readAt < paidBy.endTimestamp + PRICE_DELAY_SECONDS
+          ? 'pending'
+          : 'unpriced',
     utxoId: '',
     rewardTxHash: c.rewardTxHash,
     outputIndex: 0,

@@ -15,6 +15,7 @@ import { demoAddress, demoCb58, demoNodeId } from '../../src/commands/demo-confi
 import { migrateStore } from '../../src/commands/migrate-store.js';
 import { storeLocation } from '../../src/config/index.js';
 import { runHandler } from '../../src/kernel/index.js';
+import { hasAutoRenewed } from '../../src/simulator/data/auto-renewed.js';
 import { type CopyStoreResult, copiedTables, copyStore } from '../../src/store/copy.js';
 import {
   openStore,
@@ -97,6 +98,15 @@ function activeNode(collector: Collector): string {
   throw new Error('no node with an active validation in 400 labels');
 }
 
+/** The first Fuji node id (labels cycles-0, cycles-1…) with auto-renewed validations (seed 7). */
+function autoRenewedNode(): string {
+  for (let i = 0; i < 400; i++) {
+    const id = demoNodeId(`cycles-${i}`);
+    if (hasAutoRenewed(7, 'testnet', id)) return id;
+  }
+  throw new Error('no auto-renewed node in 400 labels');
+}
+
 const validatorsPayload = (nodeId: string) => ({
   network: 'mainnet' as const,
   nodeIds: [nodeId],
@@ -143,6 +153,13 @@ beforeAll(async () => {
     await runExports(deps, evmExportPayload(join(dir, 'exports'))),
     // A node with an active validation: its validations, an observation, its pending reward, its summary.
     await runHandler('validators', validators, validatorsPayload(activeNode(c)), deps),
+    // A Fuji node with auto-renewed validations: its settled cycles (income's small edit, issue 33).
+    await runHandler(
+      'rewards',
+      rewards,
+      { ...rewardsPayload, network: 'fuji', addresses: [], nodeIds: [autoRenewedNode()] },
+      deps,
+    ),
   ];
   expect(runs.map((r) => r.status)).toEqual(runs.map(() => 'succeeded'));
   // A day later: more transactions and usage buckets, and the prices of the rewards now older than 24 h.

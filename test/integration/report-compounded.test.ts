@@ -83,6 +83,8 @@ describe('report rewards: compounded income of auto-renewed staking', () => {
     const t = truth();
     const report = await buildRewardsReport(c.store, job, { from: FROM, to: TO, view: 'income' });
     expect(report.compounded).toBe('at-compounding');
+    const ends = report.rows.map((r) => r.endTimestamp);
+    expect(ends).toEqual([...ends].sort((a, b) => a - b));
     // Every position's whole life lies in the range: earned = the sum of its cycles' gross rewards.
     expect(report.total.amount).toBe(avax(t.fixed + t.earned));
     const compounded = report.rows.filter((r) => r.kind === 'compounded');

@@ -147,6 +147,32 @@ describe('GET /v1/networks/{network}/validators/{nodeId}/cycles', () => {
     expect(BigInt(paid!.reward.amount)).toBe(accrued);
   });
 
+  it("lists each position as a validation of the node, with stakingType autoRenewed and an autoRenew whose accrued rewards are its cycles' compounded sums", async () => {
+    const { sim } = await startTestSimulator();
+    const node = nodeWith('exited');
+    const answer = await api(sim, `/v1/networks/fuji/validators/${node}?pageSize=100`);
+    const listed = answer.body.validators as {
+      txHash: string;
+      validationStatus: string;
+      stakingType?: string;
+      autoRenew?: Record<string, unknown>;
+    }[];
+    const positions = sim.truth.autoRenewed('fuji', node);
+    expect(positions.length).toBeGreaterThan(0);
+    for (const p of positions) {
+      const v = listed.find((x) => x.txHash === p.stakingTxHash);
+      expect(v?.stakingType).toBe('autoRenewed');
+      expect(v?.validationStatus).toBe(p.ended ? 'completed' : 'active');
+      const sum = (k: 'compoundedValidationReward' | 'compoundedDelegateeReward') =>
+        String(p.cycles.reduce((a, c) => a + BigInt(c[k]), 0n));
+      expect(v?.autoRenew).toMatchObject({
+        state: p.ended ? p.ended.outcome : 'renewing',
+        accruedValidationRewards: sum('compoundedValidationReward'),
+        accruedDelegateeRewards: sum('compoundedDelegateeReward'),
+      });
+    }
+  });
+
   it('answers an empty list for a node without one (every Mainnet node) and 400 for bad parameters', async () => {
     const { sim } = await startTestSimulator();
     const node = nodeWith('renewing');
