@@ -42,7 +42,8 @@ function filesUnder(dir: string): string[] {
 }
 
 const layout = entries(block);
-const named = (text: string) => [...text.matchAll(/(?<![\w.<>*/-])(\w[\w.-]*\.(?:ts|mjs))\b/g)].map((m) => m[1]!);
+const named = (text: string) =>
+  [...text.matchAll(/(?<![\w.<>*/-])(\w[\w.-]*\.(?:ts|mjs))\b/g)].map((m) => m[1]!);
 
 describe('docs/development.md: the layout', () => {
   it('has its picture, each entry a folder or file of the tree', () => {
