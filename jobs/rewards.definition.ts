@@ -40,7 +40,7 @@ export const rewardsJob = defineJob({
         ...(nodes > 0 && { validatorCycles: nodes * CYCLES_MAX_PAGES }),
       },
       idle: { rewards: batches },
-      note: `${batches} batch(es) for ${section.addresses.length} address(es) and ${section.nodeIds.length} node id(s); the cycles of those with auto-renewed staking, one request each (at most ${nodes})`,
+      note: `${batches} batch(es) for ${section.addresses.length} address(es) and ${section.nodeIds.length} node id(s); ${nodes > 0 ? `the cycles of those with auto-renewed staking, one request each (at most ${nodes})` : 'no cycles counted (auto-renewed staking is not live on Mainnet)'}`,
     };
   },
 });

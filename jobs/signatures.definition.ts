@@ -9,9 +9,14 @@ export const signaturesJob = defineJob({
   handler: async () => (await import('./signatures.js')).signatures,
   restore: async () => (await import('./signatures.js')).restore,
   payload: (section) => withoutSchedule(section),
-  cost: (section) => ({
-    steady: {},
-    worst: { signatures: new Set(section.txHashes).size },
-    note: 'each hash is fetched once; the worst case is the first run',
-  }),
+  cost: (section) => {
+    const attempts = section.belowQuorumPauses.length + 1;
+    return {
+      // Once stored, a hash is never asked again; one not signed yet is asked on later runs (after a
+      // 404 each run; below quorum or refused, after its backoff).
+      steady: {},
+      worst: { signatures: new Set(section.txHashes).size * attempts },
+      note: `a stored hash is never fetched again; the worst case is a run in which every hash is below quorum (${attempts} attempts each)`,
+    };
+  },
 });

@@ -125,3 +125,33 @@ describe('README and docs/cli.md about status', () => {
     expect(named.filter((k) => !keys.has(k))).toEqual([]);
   }, 90_000);
 });
+
+describe('docs/collection.md about plan', () => {
+  it("the example config's plan is what `plan --tier Free` prints for it (the backfill's days and counts move with the date)", async () => {
+    const page = readFileSync(new URL('docs/collection.md', root), 'utf8');
+    const command = '$ npx glacier-collector -c glacier-collector.example.yaml plan --tier Free\n';
+    const start = page.indexOf(command);
+    expect(start).toBeGreaterThan(0);
+    const block = page
+      .slice(start + command.length, page.indexOf('```', start))
+      .trimEnd()
+      .split('\n');
+    const r = await runCli(['-c', 'glacier-collector.example.yaml', 'plan', '--tier', 'Free']);
+    expect(r.code, r.stderr).toBe(0);
+    // Numbers that move with today's date: the days of history and what follows from them.
+    const dated = (line: string) =>
+      line.startsWith('rewards first backfill:') ? line.replace(/[\d,.]+/g, 'N') : line;
+    const printed = r.stdout.split('\n').map(dated);
+    const claimed = block.filter((line) => !line.startsWith('(…')).map(dated);
+    // Every line the page shows is printed, in the page's order.
+    let at = 0;
+    for (const line of claimed) {
+      const found = printed.indexOf(line, at);
+      expect(
+        found,
+        `docs/collection.md shows a line plan does not print: ${JSON.stringify(line)}`,
+      ).toBeGreaterThanOrEqual(0);
+      at = found + 1;
+    }
+  }, 90_000);
+});
