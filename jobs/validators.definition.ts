@@ -37,6 +37,20 @@ export function pendingScope(network: string): string {
   return `${canonicalNetwork(network)}/pendingRewards`;
 }
 
+/** A pending-rewards page: the most the API answers (its `pageSize` maximum). */
+export const PENDING_PAGE_SIZE = 100;
+
+/**
+ * Pages one pending-rewards batch takes for `count` pending rewards: one even when there are none,
+ * one more per further 100 (each node's validation and each of its delegations is one), at most
+ * `maxPages`. A run's pending rewards are only known once read, so `cost` declares the fewest (one
+ * page per batch) as steady and this at `maxPages` as worst; `npm run bench -- validators` holds a
+ * run against this for the counts it read.
+ */
+export function pendingPages(count: number, maxPages: number): number {
+  return Math.min(maxPages, Math.max(1, Math.ceil(count / PENDING_PAGE_SIZE)));
+}
+
 /** The pending-rewards requests of a run: node ids and addresses batched as the rewards job batches them. */
 export function pendingBatches(p: Pick<ValidatorsPayload, 'nodeIds' | 'addresses' | 'pendingRewards'>) {
   if (!p.pendingRewards) return [];
@@ -84,16 +98,19 @@ export const validatorsJob = defineJob({
         : '';
     return {
       steady: { validatorDetails: nodes, ...(batches > 0 && { pendingRewards: batches }) },
+      // Over 100 pending rewards in a batch (its node ids' delegations count) take more pages.
       worst: {
         validatorDetails: nodes * p.maxPages,
-        ...(batches > 0 && { pendingRewards: batches * p.maxPages }),
+        ...(batches > 0 && { pendingRewards: batches * pendingPages(Number.POSITIVE_INFINITY, p.maxPages) }),
       },
       // Nothing new and nothing due: one page per node id.
       idle: {
         validatorDetails: nodes,
         ...(batches > 0 && p.pendingRewardsEvery === 0 && { pendingRewards: batches }),
       },
-      note: `${nodes} node id(s), one request each; pending rewards: ${batches} batch(es)${every}`,
+      note:
+        `${nodes} node id(s), one request each; pending rewards: ${batches} batch(es), one page each ` +
+        `and one more per ${PENDING_PAGE_SIZE} further pending rewards (a node's delegations count; at most ${p.maxPages}, maxPages)${every}`,
       // No `rows`: its growth (validation_observations, one row per active validation a run) is
       // bounded by observationRetention, and no row size of it is measured yet (src/store/row-sizes.ts),
       // so `plan`'s disk estimate leaves it out rather than guess.

@@ -14,7 +14,13 @@ import {
   upsertValidations,
 } from '../src/store/index.js';
 import { canonicalNetwork, recheckRecord, UpstreamHttpError } from '../src/upstream/index.js';
-import { nodeScope, pendingBatches, pendingScope, type ValidatorsPayload } from './validators.definition.js';
+import {
+  nodeScope,
+  PENDING_PAGE_SIZE,
+  pendingBatches,
+  pendingScope,
+  type ValidatorsPayload,
+} from './validators.definition.js';
 
 export type { ValidatorsPayload } from './validators.definition.js';
 
@@ -153,7 +159,7 @@ async function syncPendingRewards(payload: ValidatorsPayload, ctx: JobContext): 
     let pageToken: string | undefined;
     for (let pages = 0; pages < payload.maxPages; pages++) {
       const page = await ctx.client.listPendingRewards(
-        { network: payload.network, [kind]: ids, pageSize: 100, pageToken },
+        { network: payload.network, [kind]: ids, pageSize: PENDING_PAGE_SIZE, pageToken },
         { signal: ctx.signal },
       );
       await ctx.commit(

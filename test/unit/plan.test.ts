@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jobs as allJobs } from '../../jobs/index.js';
 import { batchIds, MAX_REWARDS_URL_LENGTH, rewardStreams } from '../../jobs/rewards.js';
+import { pendingPages, validatorsJob } from '../../jobs/validators.definition.js';
 import { demoAddress, demoFileConfig, demoNodeId } from '../../src/commands/demo-config.js';
 import { buildPlan, formatPlan, runsPerDay } from '../../src/commands/plan.js';
 import { loadConfig } from '../../src/config/index.js';
@@ -293,6 +294,15 @@ describe('plan with 500 validator node ids', () => {
     expect(validators.computeUnitsPerRun.steady).toBe(500 * 20 + batches * 100);
     expect(validators.computeUnitsPerDay.steady).toBe(96 * (500 * 20 + batches * 100));
     expect(plan.warnings.filter((w) => w.startsWith('steady state needs'))).toEqual([]);
+  });
+
+  it('counts one pending-rewards page per batch as steady, maxPages each as worst, and names the pages beyond 100', () => {
+    const cost = validatorsJob.cost(config({ maxPages: 4 }))!;
+    const batches = batchIds(nodeIds).length;
+    expect(cost.steady.pendingRewards).toBe(batches);
+    expect(cost.worst.pendingRewards).toBe(batches * 4);
+    expect(cost.note).toContain('one more per 100 further pending rewards');
+    expect([0, 1, 100, 101, 250, 10_000].map((n) => pendingPages(n, 4))).toEqual([1, 1, 1, 2, 3, 4]);
   });
 
   it('warns when the schedule would pass the tier’s daily budget', () => {
