@@ -1,5 +1,6 @@
 import { type Config, printableDatabaseLocation } from '../config/index.js';
 import { PROGRAM } from '../config/invocation.js';
+import { excerpt } from '../escape/excerpt.js';
 import { forTerminal } from '../escape/terminal.js';
 import type { JobList } from '../kernel/index.js';
 import { JOB_NAMES } from '../kernel/job-names.js';
@@ -460,7 +461,7 @@ function formatUnsigned(rows: Status['signaturesUnsigned'], now: Date): string[]
     `signatures not stored yet: ${count(rows.length)} (signature_attempts; docs/collection.md, "signatures")`,
     ...rows.map(
       (a) =>
-        `  ${forTerminal(a.txHash)} (${forTerminal(a.network)}): ${a.outcome.replace('_', ' ')}, ${a.status}: ${forTerminal(a.message)}; ${count(a.failures)} run(s) since ${when(a.firstFailedAt, now)}; asked again ${a.outcome === 'not_found' ? 'on the next run' : when(a.nextAttemptAt, now)}`,
+        `  ${forTerminal(a.txHash)} (${forTerminal(a.network)}): ${forTerminal(a.outcome.replace('_', ' '))}, ${a.status}: ${excerpt(a.message)}; ${count(a.failures)} run(s) since ${when(a.firstFailedAt, now)}; asked again ${a.outcome === 'not_found' ? 'on the next run' : when(a.nextAttemptAt, now)}`,
     ),
   ];
 }

@@ -1,5 +1,8 @@
 import Big from 'big.js';
 import { stringifyCsv } from '../escape/csv-cell.js';
+import { excerpt } from '../escape/excerpt.js';
+import { forTerminal } from '../escape/terminal.js';
+import { isoOfSeconds } from '../runtime/clock.js';
 import {
   hasValidations,
   listNodeRewardAmounts,
@@ -25,6 +28,8 @@ B.DP = 20;
 B.NE = -30;
 B.PE = 30;
 const NANO = 1_000_000_000;
+/** Characters of stored text a table cell shows at most. */
+const TEXT_CELL = 80;
 const YEAR_SECONDS = 365 * 86_400;
 
 export interface ValidationReportRow {
@@ -35,8 +40,8 @@ export interface ValidationReportRow {
   /** Unix seconds. */
   startTimestamp: number;
   endTimestamp: number;
-  /** Length of the period in days, exact. */
-  days: string;
+  /** Length of the period in days, exact; null when a stored time is no number. */
+  days: string | null;
   /** AVAX, exact (9 decimals); null where the API says nothing. */
   amountStaked: string | null;
   expectedReward: string | null;
@@ -88,7 +93,7 @@ function integer(text: string | null): bigint | null {
 const avax = (nano: bigint | null) => (nano === null ? null : new B(nano.toString()).div(NANO).toFixed(9));
 
 function rowOf(v: ReportedValidation, collected: Map<string, bigint>): ValidationReportRow {
-  const seconds = v.endTimestamp - v.startTimestamp;
+  const seconds = Number(v.endTimestamp) - Number(v.startTimestamp);
   const stake = integer(v.amountStaked);
   const paid = v.status === 'completed' ? integer(v.validationReward) : null;
   const stored = collected.get(`${v.network}\n${v.txHash}\nVALIDATOR`) ?? null;
@@ -107,7 +112,7 @@ function rowOf(v: ReportedValidation, collected: Map<string, bigint>): Validatio
     status: v.status,
     startTimestamp: v.startTimestamp,
     endTimestamp: v.endTimestamp,
-    days: new B(seconds).div(86_400).toString(),
+    days: Number.isFinite(seconds) ? new B(seconds).div(86_400).toString() : null,
     amountStaked: avax(stake),
     expectedReward: avax(integer(v.potentialValidationReward)),
     rewardPaid: avax(paid),
@@ -135,18 +140,25 @@ export const VALIDATIONS_CSV_HEADER = [
   'uptime_percent',
 ] as const;
 
-const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
+/** A stored time no date holds (a hostile or older store) is shown as such: `invalid: <value>`. */
+const iso = (seconds: number) => isoOfSeconds(seconds).replace('.000Z', 'Z');
+/** The day of a time, or the `invalid: …` text whole. */
+const day = (seconds: number) => {
+  const t = iso(seconds);
+  return t.startsWith('invalid: ') ? t : t.slice(0, 10);
+};
 const cell = (v: string | number | null) => (v === null ? '' : String(v));
 
+/** Stored text in a CSV cell: its control characters shown (`\x1b`), never passed to a viewer. */
 function csvCells(r: ValidationReportRow): string[] {
   return [
-    r.network,
-    r.nodeId,
-    r.stakingTx,
-    r.status,
+    forTerminal(r.network),
+    forTerminal(r.nodeId),
+    forTerminal(r.stakingTx),
+    forTerminal(r.status),
     iso(r.startTimestamp),
     iso(r.endTimestamp),
-    r.days,
+    cell(r.days),
     cell(r.amountStaked),
     cell(r.expectedReward),
     cell(r.rewardPaid),
@@ -167,12 +179,13 @@ export function formatValidationsCsv(report: ValidationsReport): string {
 export function formatValidationsTable(report: ValidationsReport): string {
   if (!report.stored) return '';
   const round = (v: string | null, dp: number) => (v === null ? '' : new B(v).toFixed(dp));
+  // Stored text in a terminal is cut (a real node id or hash is some 50 characters) and escaped.
   const lines = report.rows.map((r) => [
-    r.nodeId,
-    r.stakingTx,
-    r.status,
-    iso(r.startTimestamp).slice(0, 10),
-    iso(r.endTimestamp).slice(0, 10),
+    excerpt(r.nodeId, TEXT_CELL),
+    excerpt(r.stakingTx, TEXT_CELL),
+    excerpt(r.status, TEXT_CELL),
+    day(r.startTimestamp),
+    day(r.endTimestamp),
     round(r.days, 1),
     round(r.amountStaked, 4),
     round(r.expectedReward, 4),

@@ -5,6 +5,7 @@
 import Big from 'big.js';
 import type { Config } from '../config/index.js';
 import { forTerminal } from '../escape/terminal.js';
+import { isoOfSeconds } from '../runtime/clock.js';
 import { listValidatorSummaries, type Store } from '../store/index.js';
 import { formatTable } from '../terminal/text-table.js';
 import { canonicalNetwork } from '../upstream/endpoints.js';
@@ -70,19 +71,20 @@ export async function collectValidatorsStatus(
 /** The terminal lines: a table of the first node ids, then the unknown ones named. */
 export function formatValidatorsStatus(s: ValidatorsStatus, now: Date): string[] {
   const nowSeconds = now.getTime() / 1000;
-  const rows = s.nodes
-    .slice(0, LISTED)
-    .map((n) => [
+  const rows = s.nodes.slice(0, LISTED).map((n) => {
+    // A stored end no date holds (a hostile or older store) is shown as such, with no time left.
+    const end = n.endTimestamp === null ? '' : isoOfSeconds(n.endTimestamp);
+    const dated = end !== '' && !end.startsWith('invalid: ');
+    return [
       n.nodeId,
       n.active ? (n.autoRenewing ? 'active, renews itself' : 'active') : 'not active',
-      n.endTimestamp === null
-        ? ''
-        : new Date(n.endTimestamp * 1000).toISOString().slice(0, 16).replace('T', ' '),
-      n.endTimestamp === null ? '' : `${((n.endTimestamp - nowSeconds) / 86_400).toFixed(1)} d`,
+      dated ? end.slice(0, 16).replace('T', ' ') : end,
+      dated ? `${((n.endTimestamp! - nowSeconds) / 86_400).toFixed(1)} d` : '',
       n.uptimeRatio === null ? '' : `${(n.uptimeRatio * 100).toFixed(2)} %`,
       n.potentialReward === null ? '' : new Big(n.potentialReward).toFixed(4),
       String(n.unrewarded),
-    ]);
+    ];
+  });
   const out = [
     `validators on ${s.network}: ${s.nodes.length} known, ${s.unknown.length} unknown to the API, ${s.notRead.length} not read yet`,
   ];

@@ -167,16 +167,22 @@ export async function reconcileCycles(sql: Sql): Promise<CycleReconciliation[]> 
     `SELECT network, staking_tx_hash AS "stakingTxHash", CAST(compounded_validation_reward AS TEXT) AS v,
        CAST(compounded_delegatee_reward AS TEXT) AS d FROM cycles`,
   );
-  const compounded = new Map<string, bigint>();
+  // A position with a stored part that is no integer (a hostile or older store) has no sum to hold.
+  const compounded = new Map<string, bigint | null>();
   for (const p of parts) {
     const key = `${p.network}:${p.stakingTxHash}`;
-    compounded.set(key, (compounded.get(key) ?? 0n) + BigInt(p.v) + BigInt(p.d));
+    const sum = compounded.get(key) ?? 0n;
+    compounded.set(
+      key,
+      sum !== null && UNITS.test(p.v) && UNITS.test(p.d) ? sum + BigInt(p.v) + BigInt(p.d) : null,
+    );
   }
   const out: CycleReconciliation[] = [];
   for (const v of validations) {
     const accrued = accruedOf(v.autoRenew);
     if (accrued === undefined) continue;
     const sum = compounded.get(`${v.network}:${v.txHash}`) ?? 0n;
+    if (sum === null) continue;
     out.push({
       network: v.network,
       nodeId: v.nodeId,
@@ -189,13 +195,15 @@ export async function reconcileCycles(sql: Sql): Promise<CycleReconciliation[]> 
   return out;
 }
 
+/** Stored nAVAX: a non-negative integer, as text. */
+const UNITS = /^\d+$/;
+
 function accruedOf(json: string): bigint | undefined {
   try {
     const a = JSON.parse(json) as Record<string, unknown>;
     const v = a['accruedValidationRewards'];
     const d = a['accruedDelegateeRewards'];
-    if (typeof v !== 'string' || typeof d !== 'string' || !/^\d+$/.test(v) || !/^\d+$/.test(d))
-      return undefined;
+    if (typeof v !== 'string' || typeof d !== 'string' || !UNITS.test(v) || !UNITS.test(d)) return undefined;
     return BigInt(v) + BigInt(d);
   } catch {
     return undefined;

@@ -16,6 +16,12 @@ import { buildRewardsReport, describeInvalid, type RewardsReport } from '../../s
 import { rewardsFormats } from '../../src/report/rewards-formats.js';
 import { formatSummaryCsv, formatSummaryTable, summarizeRewards } from '../../src/report/rewards-summary.js';
 import { collectStatus, formatStatus } from '../../src/report/status.js';
+import {
+  buildValidationsReport,
+  formatValidationsCsv,
+  formatValidationsJson,
+  formatValidationsTable,
+} from '../../src/report/validations.js';
 import { createManualClock } from '../../src/runtime/clock.js';
 import { recordFindings, type Store } from '../../src/store/index.js';
 import { runCli } from '../support/cli.js';
@@ -27,6 +33,7 @@ let db: TestStore;
 let config: Config;
 let configPath: string;
 const NODE = demoNodeId('hostile-node');
+const NODE_2 = demoNodeId('hostile-node-2');
 const ADDRESS = demoAddress('hostile-address');
 const AT = new Date(T0 - 86_400_000).toISOString();
 // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting their absence
@@ -68,7 +75,172 @@ async function reward(
   );
 }
 
+/** One row of `table` from its column → value pairs (the hostile rows below: one shape, many tables). */
+function insert(store: Store, table: string, row: Record<string, string | number | null>) {
+  const columns = Object.keys(row);
+  return store.run(
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+    Object.values(row),
+  );
+}
+
+const ESCAPES = '\u001b]0;owned\u0007\u001b[2J\u009b31m';
+/** Text no number is: where the store allows it (PostgreSQL's numeric takes NaN, not words). */
+const NOT_A_NUMBER = onPostgres ? 'NaN' : '12.5abc';
+
+/** Validations, observations, pending rewards, summaries, cycles and signature attempts no reader expects. */
+async function seedValidators(store: Store): Promise<void> {
+  const validation = (txHash: string, fields: Record<string, string | number | null>) =>
+    insert(store, 'validations', {
+      network: 'mainnet',
+      node_id: NODE,
+      tx_hash: txHash,
+      subnet_id: '11111111111111111111111111111111LpoYY',
+      primary_network: 1,
+      status: 'completed',
+      staking_type: 'fixed',
+      auto_renew: null,
+      auto_renew_state: null,
+      start_timestamp: 1_740_000_000,
+      end_timestamp: 1_741_209_600,
+      amount_staked: '2000000000000',
+      first_seen_at: AT,
+      last_seen_at: AT,
+      ...fields,
+    });
+  // A period no date holds, a stake of 78 digits, an uptime past any percentage, a reward no number.
+  await validation(demoCb58('v-huge'), {
+    end_timestamp: 1e14,
+    amount_staked: '9'.repeat(78),
+    uptime_performance: 1e308,
+    validation_reward: NOT_A_NUMBER,
+    delegation_reward: '-5',
+    potential_validation_reward: '9'.repeat(78),
+  });
+  // Ends before it starts; a status and a hash full of escapes, 10,000 characters long.
+  await validation(`${ESCAPES}${'t'.repeat(10_000)}`, {
+    status: `${ESCAPES}ended`,
+    start_timestamp: 1_741_209_600,
+    end_timestamp: 1_740_000_000,
+    amount_staked: '0',
+    validation_reward: '0',
+    uptime_performance: -1,
+  });
+  // An active auto-renewing one whose autoRenew says nothing a reader can use.
+  await validation(demoCb58('v-auto'), {
+    status: 'active',
+    staking_type: 'autoRenewed',
+    auto_renew: JSON.stringify({
+      accruedValidationRewards: ESCAPES,
+      accruedDelegateeRewards: 1e308,
+      state: 7,
+    }),
+    auto_renew_state: ESCAPES,
+    end_timestamp: 1_760_000_000,
+    potential_validation_reward: NOT_A_NUMBER,
+    delegator_count: -3,
+    amount_delegated: NOT_A_NUMBER,
+  });
+  // Another node id's, its id escape-laden and long (the report lists every stored node id).
+  await validation(demoCb58('v-other'), { node_id: `NodeID-${ESCAPES}${'n'.repeat(5_000)}` });
+  await insert(store, 'validation_observations', {
+    network: 'mainnet',
+    node_id: NODE,
+    tx_hash: demoCb58('v-auto'),
+    observed_at: AT,
+    uptime_performance: 1e308,
+    reachability_percent: -50,
+    delegator_count: -1,
+    amount_delegated: NOT_A_NUMBER,
+    delegation_capacity: '-1',
+    potential_validation_reward: '9'.repeat(78),
+    potential_delegation_reward: NOT_A_NUMBER,
+  });
+  await insert(store, 'pending_rewards', {
+    network: 'mainnet',
+    tx_hash: `${ESCAPES}${'p'.repeat(5_000)}`,
+    reward_type: ESCAPES,
+    node_id: NODE,
+    addresses: JSON.stringify([ESCAPES]),
+    amount_staked: NOT_A_NUMBER,
+    start_timestamp: -1e14,
+    end_timestamp: 1e14,
+    progress: 1e308,
+    estimated_amount: NOT_A_NUMBER,
+    asset_id: ESCAPES,
+    staking_type: ESCAPES,
+    first_seen_at: AT,
+    last_seen_at: AT,
+  });
+  const summary = (nodeId: string, fields: Record<string, string | number | null>) =>
+    insert(store, 'validator_summaries', {
+      network: 'mainnet',
+      node_id: nodeId,
+      known: 1,
+      active: 1,
+      auto_renewing: 0,
+      unrewarded: 0,
+      updated_at: AT,
+      ...fields,
+    });
+  // Every figure out of range or no number; the sums past int64.
+  await summary(NODE, {
+    auto_renewing: 7,
+    end_timestamp: 1e14,
+    period_seconds: -5,
+    uptime_ratio: 1e308,
+    reachability_ratio: -1,
+    potential_validation_reward: '9'.repeat(78),
+    potential_delegation_reward: NOT_A_NUMBER,
+    delegators: -3,
+    amount_delegated: NOT_A_NUMBER,
+    delegation_capacity: '-1',
+    unrewarded: 2 ** 40,
+    newest_unrewarded_end: -1e14,
+    pending_reward: NOT_A_NUMBER,
+  });
+  // A configured node id past the first, over the metrics' cap or not, with flags no boolean is.
+  await summary(NODE_2, { known: 5, active: -1, end_timestamp: -1e14, uptime_ratio: -1e308 });
+  // A node id nobody configured, its id escape-laden: no reader shows it.
+  await summary(`NodeID-${ESCAPES}`, { uptime_ratio: 0.5 });
+  await insert(store, 'cycles', {
+    network: 'mainnet',
+    staking_tx_hash: demoCb58('v-auto'),
+    cycle_index: 1,
+    node_id: NODE,
+    reward_tx_hash: `${ESCAPES}${'r'.repeat(5_000)}`,
+    start_timestamp: 1e14,
+    end_timestamp: 1e14 + 1,
+    weight_at_cycle_start: NOT_A_NUMBER,
+    gross_validation_reward: '9'.repeat(78),
+    withdrawn_validation_reward: '-1',
+    compounded_validation_reward: NOT_A_NUMBER,
+    gross_delegatee_reward: '0',
+    withdrawn_delegatee_reward: '0',
+    compounded_delegatee_reward: '9'.repeat(78),
+    auto_compound_share_percent: 1e308,
+    outcome: ESCAPES,
+    delegator_count: -1,
+    amount_delegated: NOT_A_NUMBER,
+    first_seen_at: AT,
+    last_seen_at: AT,
+  });
+  await insert(store, 'signature_attempts', {
+    network: 'mainnet',
+    tx_hash: demoCb58('sig'),
+    outcome: ESCAPES,
+    status: 999,
+    message: `${ESCAPES}${'m'.repeat(20_000)}`,
+    failures: -1,
+    first_failed_at: AT,
+    last_attempt_at: AT,
+    next_attempt_at: AT,
+    config_digest: ESCAPES,
+  });
+}
+
 async function seed(store: Store): Promise<void> {
+  await seedValidators(store);
   const tx = (hash: string, blockTimestamp: number) =>
     store.run(
       `INSERT INTO transactions (chain_id, tx_hash, network, block_number, block_timestamp, block_hash, block_index,
@@ -158,6 +330,7 @@ beforeAll(async () => {
         sources: [{ source: 'dataApi', timeInterval: 'hourly', groupBy: 'requestPath' }],
       },
       signatures: { schedule: '0 * * * *', network: 'mainnet', txHashes: [demoCb58('sig')] },
+      validators: { schedule: '*/15 * * * *', network: 'mainnet', nodeIds: [NODE, NODE_2] },
     },
   };
   config = configOf(file);
@@ -184,7 +357,13 @@ describe('every reader over a database holding hostile values', () => {
     expect(text).toContain('\\x1b[31mred');
     expect(text).toContain('upstream drift');
     expect(text).toContain('rewards backfill (mainnet, usd)');
+    // The validators: an end no date holds shown as such, the node id nobody configured not at all.
+    expect(text).toMatch(/validators on mainnet: 2 known, 0 unknown to the API, 0 not read yet/);
+    expect(text).toMatch(new RegExp(`${NODE}\\s+active\\s+invalid: 100000000000000`));
+    expect(text).toContain('signatures not stored yet: 1');
+    expect(text).not.toContain('NodeID-\\x1b');
     expect(text).not.toMatch(CONTROL);
+    expect(text.split('\n').every((l) => l.length < 2_000)).toBe(true);
   });
 
   it('status --json, as a command', async () => {
@@ -196,6 +375,29 @@ describe('every reader over a database holding hostile values', () => {
     );
     expect(status.recordsSetAside[0].newest.naturalKey).toBe('43114:\u001b[31mred');
     expect(status.recordsSetAside[0].newest.rawCut).toBe(1);
+  });
+
+  it('report validations: every format over the hostile validations, text escaped, a bad amount left empty', async () => {
+    const report = await buildValidationsReport(db.store, { network: 'mainnet', nodeIds: [] });
+    expect(report.rows).toHaveLength(4);
+    const huge = report.rows.find((r) => r.stakingTx === demoCb58('v-huge'))!;
+    expect(huge.amountStaked).toBe(`${'9'.repeat(69)}.${'9'.repeat(9)}`);
+    expect(huge.rewardPaid).toBeNull();
+    const table = formatValidationsTable(report);
+    expect(table).toContain('invalid: 100000000000000');
+    expect(table).not.toMatch(CONTROL);
+    const csv = formatValidationsCsv(report);
+    expect(csv).not.toMatch(CONTROL);
+    expect(csv).toContain('invalid: 100000000000000');
+    expect(JSON.parse(formatValidationsJson(report)).validations).toHaveLength(4);
+  });
+
+  it('report validations, as a command', async () => {
+    for (const format of ['csv', 'table', 'json']) {
+      const r = await runCli(['report', 'validations', '--format', format], cliEnv());
+      expect(r.code, r.stderr).toBe(0);
+      if (format !== 'json') expect(r.stdout, format).not.toMatch(CONTROL);
+    }
   });
 
   it('plan, as a command', async () => {
@@ -260,6 +462,7 @@ describe('every reader over a database holding hostile values', () => {
       'exports',
       'jobs',
       'records',
+      'validators',
     ]) {
       expect(body, collector).toContain(`glacier_scrape_collector_success{collector="${collector}"} 1`);
     }
@@ -268,6 +471,17 @@ describe('every reader over a database holding hostile values', () => {
     expect(body).toMatch(/^glacier_supply_total_avax 1$/m);
     expect(body).not.toMatch(CONTROL);
     expect(text()).not.toContain('"level":50');
+    // The validators: only the configured node ids; a figure no number is has no series.
+    expect(body).toMatch(
+      new RegExp(
+        `^glacier_validator_end_timestamp_seconds\\{network="mainnet",node_id="${NODE}"\\} 100000000000000$`,
+        'm',
+      ),
+    );
+    expect(body).not.toMatch(/^glacier_validator_[a-z_]+\{[^}]*\} nan$/im);
+    expect(body).toMatch(/^glacier_validator_uptime_ratio\{[^}]*\} 1e\+308$/m);
+    expect(body).not.toContain('NodeID-\\u001b');
+    expect(body).not.toMatch(/^glacier_validator_[a-z_]+\{[^}]*node_id="NodeID-\\/m);
     // The rewards of the node: the two huge ones summed past int64 (a float on SQLite), never clamped.
     const node = body
       .split('\n')

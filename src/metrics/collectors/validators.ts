@@ -136,17 +136,33 @@ export function defineValidatorsCollector(scrape: Scrape, store: Store, config: 
         const s = r.summary;
         g.known.set(labels, s.known);
         g.autoRenewing.set(labels, s.autoRenewing);
-        if (s.endTimestamp !== null) g.end.set(labels, Number(s.endTimestamp));
-        if (s.periodSeconds !== null) g.period.set(labels, Number(s.periodSeconds));
-        if (s.uptimeRatio !== null) g.uptime.set(labels, Number(s.uptimeRatio));
-        if (s.reachabilityRatio !== null) g.reachability.set(labels, Number(s.reachabilityRatio));
+        const end = finite(s.endTimestamp);
+        const period = finite(s.periodSeconds);
+        const uptime = finite(s.uptimeRatio);
+        const reachability = finite(s.reachabilityRatio);
+        if (end !== null) g.end.set(labels, end);
+        if (period !== null) g.period.set(labels, period);
+        if (uptime !== null) g.uptime.set(labels, uptime);
+        if (reachability !== null) g.reachability.set(labels, reachability);
       }
     },
   });
 }
 
+/**
+ * A stored amount (nAVAX text), or null for none and for text that is no number (a hostile or older
+ * store): such a figure has no series, as the other collectors do, rather than a NaN sample.
+ */
 function units(text: string | null): bigint | number | null {
-  return text === null ? null : storedUnits(text);
+  if (text === null) return null;
+  const u = storedUnits(text);
+  return typeof u === 'bigint' || Number.isFinite(u) ? u : null;
+}
+
+/** A stored number, or null for none and for what is no finite number. */
+function finite(value: number | string | null): number | null {
+  const n = value === null ? Number.NaN : Number(value);
+  return Number.isFinite(n) ? n : null;
 }
 
 function rowOf(s: ValidatorSummaryRow, kind: Row['kind'], rank: number): Row {
@@ -158,7 +174,7 @@ function rowOf(s: ValidatorSummaryRow, kind: Row['kind'], rank: number): Row {
     delegated: units(s.amountDelegated),
     capacity: units(s.delegationCapacity),
     pending: units(s.pendingReward),
-    delegators: s.delegators === null ? null : Number(s.delegators),
+    delegators: finite(s.delegators),
     unrewarded: Number(s.unrewarded),
     active: Number(s.active),
     rank,
