@@ -30,6 +30,13 @@ export interface CollectorSpec<K extends string> {
    * label value that comes from upstream text goes through `label` first (src/escape/label.ts).
    */
   read(gauges: Gauges<K>, cap: CapFn, label: LabelCheck): void | Promise<void>;
+  /**
+   * A cheap text that changes whenever what `read` would set may have changed (the count and newest
+   * update time of the rows it reads). While it is the one of the last successful read, `read` is
+   * not called and the series stay as they are (and their rendered text with them). Without it:
+   * `read` on every scrape.
+   */
+  fingerprint?: () => string | Promise<string>;
 }
 
 /** The cap, with a log line the first time a family goes over it. */
@@ -107,13 +114,23 @@ export function createScrape(deps: ScrapeDeps): Scrape {
       // same values leaves the gauges as they are (prom-client hashes the labels of every set()),
       // and their version with them, so their text is not rendered again.
       let previous: SetCall[] | undefined;
+      let previousPrint: string | undefined;
       let version = 0;
       const run = inFlight(async () => {
         const started = performance.now();
         let ok = 1;
         const calls: SetCall[] = [];
         try {
+          const print = spec.fingerprint
+            ? await withTimeout(Promise.resolve(spec.fingerprint()), timeoutMs, spec.name)
+            : undefined;
+          if (previous && print !== undefined && print === previousPrint) {
+            success.set({ collector: spec.name }, ok);
+            duration.set({ collector: spec.name }, (performance.now() - started) / 1000);
+            return;
+          }
           await withTimeout(Promise.resolve(spec.read(recorders(calls), cap, label)), timeoutMs, spec.name);
+          previousPrint = print;
           if (!previous || !sameCalls(previous, calls)) {
             clear();
             for (const c of calls) {
@@ -125,6 +142,7 @@ export function createScrape(deps: ScrapeDeps): Scrape {
         } catch (err) {
           ok = 0;
           previous = undefined;
+          previousPrint = undefined;
           clear();
           const now = deps.clock.now();
           if (now - (lastLogged.get(spec.name) ?? Number.NEGATIVE_INFINITY) >= LOG_EVERY_MS) {

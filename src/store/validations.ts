@@ -308,6 +308,19 @@ export function listValidatorSummaries(sql: Sql, limit = 100_000): Promise<Valid
   );
 }
 
+/**
+ * What changes whenever a `validator_summaries` row does: their count and newest `updated_at` (each
+ * write of a row sets it to its run's time). `/metrics` reads the summaries again only when it
+ * changes; a row rewritten at a time before the newest (the clock stepped back) shows on the next
+ * run's later write.
+ */
+export async function validatorSummariesFingerprint(sql: Sql): Promise<string> {
+  const row = await sql.get<{ n: number; newest: string | null }>(
+    'SELECT COUNT(*) AS n, MAX(updated_at) AS newest FROM validator_summaries',
+  );
+  return `${Number(row?.n ?? 0)} ${String(row?.newest ?? '')}`;
+}
+
 /** Observations taken before `beforeIso` (validation_observations_observed_idx), in batches. */
 export async function pruneValidationObservations(
   store: Store,

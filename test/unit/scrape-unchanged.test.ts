@@ -4,15 +4,16 @@ import { createScrape } from '../../src/metrics/scrape.js';
 import { createManualClock } from '../../src/runtime/clock.js';
 import { createLogger } from '../../src/runtime/logger.js';
 
+/** A scrape on its own registry, silent, at time 0. */
+function testScrape() {
+  const registry = new Registry();
+  const log = createLogger({ level: 'silent', pretty: false });
+  return { registry, scrape: createScrape({ registry, log, clock: createManualClock(0), seriesCap: 100 }) };
+}
+
 describe('a collector whose read sets what it set before', () => {
   it('exposes what each read set: a series gone is gone, a value changed is changed, an unlabelled one too', async () => {
-    const registry = new Registry();
-    const scrape = createScrape({
-      registry,
-      log: createLogger({ level: 'silent', pretty: false }),
-      clock: createManualClock(0),
-      seriesCap: 100,
-    });
+    const { registry, scrape } = testScrape();
     let rows: [string, number][] = [
       ['a', 1],
       ['b', 2],
@@ -47,5 +48,49 @@ describe('a collector whose read sets what it set before', () => {
     ];
     total = 4;
     expect(await series()).toEqual(['test_rows{name="a"} 5', 'test_rows{name="c"} 0', 'test_total 4']);
+  });
+});
+
+describe('a collector with a fingerprint', () => {
+  it('is read only when its fingerprint changed, and again after a failed read', async () => {
+    const { registry, scrape } = testScrape();
+    let print = 'a';
+    let value = 1;
+    let fail = false;
+    let reads = 0;
+    scrape.define({
+      name: 'printed',
+      families: { value: { name: 'printed_value', help: 'value' } },
+      fingerprint: () => print,
+      read(g) {
+        reads++;
+        if (fail) throw new Error('store gone');
+        g.value.set(value);
+      },
+    });
+    const series = async () =>
+      (await scrape.collect().then(() => registry.metrics()))
+        .split('\n')
+        .filter((l) => /^(printed_|glacier_scrape_collector_success)/.test(l));
+    expect(await series()).toEqual([
+      'glacier_scrape_collector_success{collector="printed"} 1',
+      'printed_value 1',
+    ]);
+    value = 2; // the rows changed without their fingerprint: not read again (the fingerprint's contract)
+    expect(await series()).toContain('printed_value 1');
+    expect(reads).toBe(1);
+    print = 'b';
+    expect(await series()).toContain('printed_value 2');
+    expect(reads).toBe(2);
+    fail = true;
+    print = 'c';
+    expect(await series()).toEqual(['glacier_scrape_collector_success{collector="printed"} 0']);
+    fail = false;
+    // Same fingerprint as the failed read's: read again all the same, the failure left nothing.
+    expect(await series()).toEqual([
+      'glacier_scrape_collector_success{collector="printed"} 1',
+      'printed_value 2',
+    ]);
+    expect(reads).toBe(4);
   });
 });

@@ -1,5 +1,10 @@
 import type { Config } from '../../config/index.js';
-import { listValidatorSummaries, type Store, type ValidatorSummaryRow } from '../../store/index.js';
+import {
+  listValidatorSummaries,
+  type Store,
+  type ValidatorSummaryRow,
+  validatorSummariesFingerprint,
+} from '../../store/index.js';
 import { canonicalNetwork } from '../../upstream/index.js';
 import { OTHER } from '../cap.js';
 import { addUnits, storedUnits, storedUnitsToNumber } from '../decimal.js';
@@ -105,6 +110,9 @@ export function defineValidatorsCollector(scrape: Scrape, store: Store, config: 
         labelNames: LABELS,
       },
     },
+    // The summaries change once a validators run (every 15 minutes by default), scrapes come every
+    // few seconds: 500 node ids are some 3,500 series to derive, read again only when they changed.
+    fingerprint: () => (job ? validatorSummariesFingerprint(store) : ''),
     async read(g, cap) {
       if (!job || !network) return;
       const summaries = await listValidatorSummaries(store);
