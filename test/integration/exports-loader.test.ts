@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { exportPollDefinition, exportsDefinition } from '../../jobs/exports.definition.js';
 import type { ExportsPayload } from '../../jobs/exports.js';
 import type { Config } from '../../src/config/index.js';
+import { setAsideSchema } from '../../src/config/schema.js';
 import { type ProgressSink, runJob } from '../../src/kernel/index.js';
 import { AUTO_RENEWED_TX_TYPES, type CsvColumnSpec, type CsvDefect } from '../../src/simulator/csv.js';
 import type { SimulatorOptions } from '../../src/simulator/index.js';
@@ -307,6 +308,7 @@ describe('exports loader: broken files', () => {
     const { wait: _wait, ...section } = payload;
     const config = {
       jobs: { exports: { ...section, schedule: '0 * * * *', enabled: true, runOnStart: false } },
+      setAside: setAsideSchema.parse({}),
     };
     const reload = await runJob(exportsDefinition, c.deps, {
       config: config as unknown as Config,

@@ -123,7 +123,11 @@ beforeAll(async () => {
   c = await startCollector({
     sim: {
       exports: { runningMs: 0 },
-      faults: { endpoints: { download: { plan: [{ kind: 'extraFields' }] } } },
+      faults: {
+        endpoints: { download: { plan: [{ kind: 'extraFields' }] } },
+        // A hash the aggregator refuses: its outcome kept in signature_attempts, copied too.
+        signatures: { [demoCb58('refused')]: [{ status: 400, message: 'no warp message' }] },
+      },
     },
   });
   cleanups.push(() => c.close());
@@ -147,7 +151,11 @@ beforeAll(async () => {
     await runHandler(
       'signatures',
       signatures,
-      { network: 'mainnet', txHashes: [demoCb58('a'), demoCb58('b')] },
+      {
+        network: 'mainnet',
+        txHashes: [demoCb58('a'), demoCb58('b'), demoCb58('refused')],
+        belowQuorumPauses: [],
+      },
       deps,
     ),
     await runExports(deps, evmExportPayload(join(dir, 'exports'))),
