@@ -3,7 +3,10 @@
  * version or a hostile upstream left (times no date holds, odd denominations, sums past int64, text
  * that is no number, escape sequences in keys and names, a cursor with no usable time), then each
  * reader in turn over it, on both stores: `status`, `status --json`, `plan`, every `report rewards`
- * format and its summary, and every metrics collector.
+ * format and its summary, every `report validations` format, and every metrics collector. The
+ * validator tables (validations, observations, pending rewards, summaries), cycles and signature
+ * attempts hold numbers out of range or no number at all, and text full of escapes, 5,000 to 20,000
+ * characters long.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
