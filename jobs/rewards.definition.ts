@@ -1,7 +1,6 @@
 /** The rewards job's definition; its handler is jobs/rewards.ts, imported when a run starts. */
 import { defineJob, withoutSchedule } from '../src/kernel/job.js';
 import { JOB_NAMES } from '../src/kernel/job-names.js';
-import { readCursor } from '../src/store/index.js';
 import { CYCLES_MAX_PAGES, rewardQueries, rewardStreams } from '../src/sync/reward-streams.js';
 import { canonicalNetwork } from '../src/upstream/endpoints.js';
 
@@ -22,6 +21,8 @@ export const rewardsJob = defineJob({
     })),
   // A batch never read (a first start, a subject added) is read at start, not at the next hourly slot.
   firstRunAtStart: async (section, store) => {
+    // Imported here: a definition is read by `config check` and `plan`, which load no store code.
+    const { readCursor } = await import('../src/store/index.js');
     for (const { scope } of rewardStreams(section)) {
       if ((await readCursor(store, JOB_NAMES.rewards, scope)) === undefined) return true;
     }
