@@ -26,7 +26,8 @@ function parentOf(pid: number): number | undefined {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (signal 0: nothing is sent). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -38,6 +38,16 @@ import { postgresJobOptions, QUEUE_NAME, type QueuedJobData } from './jobs.js';
 import { guardedBackendFactory, keepLocks, type LockKeeper } from './postgres-locks.js';
 import { type PostgresWatch, watchPostgresQueue } from './postgres-watch.js';
 
+/** BullMQ's Worker on its PostgreSQL backend, for this collector's jobs. */
+const PostgresWorker = Worker<
+  QueuedJobData,
+  unknown,
+  string,
+  PostgresQueueBackend,
+  JobProgress,
+  PostgresConnectionOptions
+>;
+
 export interface PostgresQueueTarget {
   /** QUEUE_URL, password included. */
   url: string;
@@ -295,14 +305,7 @@ export function postgresBackend(target: PostgresQueueTarget, o: PostgresBackendO
     },
     createWorker(processor, options): CollectorWorkerHandle {
       if (!watch) {
-        return new Worker<
-          QueuedJobData,
-          unknown,
-          string,
-          PostgresQueueBackend,
-          JobProgress,
-          PostgresConnectionOptions
-        >(
+        return new PostgresWorker(
           QUEUE_NAME,
           processor,
           { runRetryDelay: RUN_RETRY_DELAY_MS, ...options, ...bullConfig((options.concurrency ?? 1) + 1) },
@@ -321,14 +324,7 @@ export function postgresBackend(target: PostgresQueueTarget, o: PostgresBackendO
       const whenClosing = new Promise<void>((resolve) => {
         closing = resolve;
       });
-      const worker = new Worker<
-        QueuedJobData,
-        unknown,
-        string,
-        PostgresQueueBackend,
-        JobProgress,
-        PostgresConnectionOptions
-      >(
+      const worker = new PostgresWorker(
         QUEUE_NAME,
         async (job, token, signal) => {
           const id = job.id;

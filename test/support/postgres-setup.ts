@@ -1,3 +1,4 @@
+import { alive } from '../../src/commands/parent-watch.js';
 import { withPostgres } from './store.js';
 
 /**
@@ -21,14 +22,5 @@ export default async function setup(): Promise<void> {
         '.ci/run starts it (or: pg_ctlcluster $(ls /etc/postgresql) main start; createdb -h 127.0.0.1 -U postgres test)',
       { cause },
     );
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
